@@ -1,0 +1,252 @@
+#include "ir/graph.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace atenaot {
+
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> st(sizes.size());
+  int64_t acc = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    st[i] = acc;
+    acc *= std::max<int64_t>(sizes[i], 1);
+  }
+  return st;
+}
+
+int64_t TensorMeta::numel() const {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+bool TensorMeta::IsContiguous() const {
+  // Size-1 dimensions may carry any stride, as in ATen.
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+int64_t TensorMeta::SpanBytes() const {
+  if (numel() == 0) return 0;
+  int64_t last = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) last += (sizes[i] - 1) * std::abs(strides[i]);
+  return (last + 1) * DTypeSize(dtype);
+}
+
+bool TensorMeta::HasInternalOverlap() const {
+  if (numel() <= 1) return false;
+  // Sort the non-trivial dims by stride; each stride must exceed the span of
+  // all smaller ones, else two indices can meet (sufficient, as in ATen).
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (|stride|, size)
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] > 1) dims.push_back({std::abs(strides[i]), sizes[i]});
+  std::sort(dims.begin(), dims.end());
+  int64_t span = 0;  // max offset reachable with the dims seen so far
+  for (auto [stride, size] : dims) {
+    if (stride == 0 || stride <= span) return true;
+    span += stride * (size - 1);
+  }
+  return false;
+}
+
+std::string TensorMeta::ToString() const {
+  std::string s = DTypeName(dtype);
+  s += "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? "," : "") + std::to_string(sizes[i]);
+  s += "]";
+  if (strides != ContiguousStrides(sizes)) {
+    s += "{";
+    for (size_t i = 0; i < strides.size(); ++i) s += (i ? "," : "") + std::to_string(strides[i]);
+    s += "}";
+  }
+  if (offset != 0) s += "+" + std::to_string(offset);
+  return s;
+}
+
+void Node::AddUses() {
+  for (size_t i = 0; i < args_.size(); ++i) {
+    const Arg& a = args_[i];
+    if (a.kind == Arg::Kind::kValue) a.value->uses_.push_back({this, static_cast<int>(i), -1});
+    if (a.kind == Arg::Kind::kValueList)
+      for (size_t k = 0; k < a.list.size(); ++k)
+        if (a.list[k]) a.list[k]->uses_.push_back({this, static_cast<int>(i), static_cast<int>(k)});
+  }
+}
+
+void Node::DropUses() {
+  for (Value* v : InputValues()) {
+    auto& u = v->uses_;
+    u.erase(std::remove_if(u.begin(), u.end(), [this](const Use& x) { return x.user == this; }), u.end());
+  }
+}
+
+std::vector<Value*> Node::InputValues() const {
+  std::vector<Value*> vs;
+  for (const Arg& a : args_) {
+    if (a.kind == Arg::Kind::kValue) vs.push_back(a.value);
+    if (a.kind == Arg::Kind::kValueList)
+      for (Value* v : a.list)
+        if (v) vs.push_back(v);
+  }
+  return vs;
+}
+
+void Node::SetArg(int i, Arg a) {
+  DropUses();
+  args_[static_cast<size_t>(i)] = std::move(a);
+  AddUses();
+}
+
+Value* Graph::NewValue(const std::string& name, ValueKind kind) {
+  auto v = std::make_unique<Value>();
+  v->name_ = name.empty() ? FreshName() : name;
+  v->kind_ = kind;
+  v->id_ = static_cast<int64_t>(values_.size());
+  by_name_[v->name_] = v.get();
+  values_.push_back(std::move(v));
+  return values_.back().get();
+}
+
+Value* Graph::AddInput(const std::string& name, const TensorMeta& meta) {
+  Value* v = NewValue(name, ValueKind::kInput);
+  v->meta_ = meta;
+  NoteStorageId(meta.storage);
+  inputs_.push_back(v);
+  return v;
+}
+
+Value* Graph::AddWeight(const std::string& name, const std::string& key, const TensorMeta& meta) {
+  Value* v = NewValue(name, ValueKind::kWeight);
+  v->meta_ = meta;
+  v->weight_key_ = key;
+  NoteStorageId(meta.storage);
+  weight_values_.push_back(v);
+  return v;
+}
+
+Node* Graph::CreateNode(const OpInfo* op, std::vector<Arg> args, int num_outputs, Node* before) {
+  auto n = std::make_unique<Node>();
+  n->op_ = op;
+  n->args_ = std::move(args);
+  n->id_ = next_node_id_++;
+  Node* raw = n.get();
+  nodes_.push_back(std::move(n));
+  for (int i = 0; i < num_outputs; ++i) {
+    Value* v = NewValue("", ValueKind::kNodeOutput);
+    v->producer_ = raw;
+    v->output_index_ = i;
+    raw->outputs_.push_back(v);
+  }
+  raw->AddUses();
+  // Link into the order list.
+  if (before) {
+    raw->next_ = before;
+    raw->prev_ = before->prev_;
+    if (before->prev_) before->prev_->next_ = raw; else head_ = raw;
+    before->prev_ = raw;
+  } else {
+    raw->prev_ = tail_;
+    if (tail_) tail_->next_ = raw; else head_ = raw;
+    tail_ = raw;
+  }
+  ++num_nodes_;
+  return raw;
+}
+
+void Graph::MoveBefore(Node* n, Node* before) {
+  if (n == before) return;
+  // Unlink.
+  if (n->prev_) n->prev_->next_ = n->next_; else head_ = n->next_;
+  if (n->next_) n->next_->prev_ = n->prev_; else tail_ = n->prev_;
+  // Relink.
+  n->next_ = before;
+  n->prev_ = before->prev_;
+  if (before->prev_) before->prev_->next_ = n; else head_ = n;
+  before->prev_ = n;
+}
+
+void Graph::Destroy(Node* n) {
+  n->DropUses();
+  if (n->prev_) n->prev_->next_ = n->next_; else head_ = n->next_;
+  if (n->next_) n->next_->prev_ = n->prev_; else tail_ = n->prev_;
+  n->prev_ = n->next_ = nullptr;
+  n->alive_ = false;
+  for (Value* v : n->outputs_) by_name_.erase(v->name_);
+  --num_nodes_;
+}
+
+void Graph::ReplaceAllUsesWith(Value* from, Value* to) {
+  if (from == to) return;
+  std::vector<Use> uses = std::move(from->uses_);
+  from->uses_.clear();
+  for (const Use& u : uses) {
+    if (!u.user) {
+      outputs_[static_cast<size_t>(u.arg)] = to;
+    } else {
+      Arg& a = u.user->args_[static_cast<size_t>(u.arg)];
+      if (u.elem < 0) a.value = to; else a.list[static_cast<size_t>(u.elem)] = to;
+    }
+    to->uses_.push_back(u);
+  }
+}
+
+void Graph::SetOutputs(std::vector<Value*> flat, OutputTree tree) {
+  for (Value* v : outputs_) {
+    auto& u = v->uses_;
+    u.erase(std::remove_if(u.begin(), u.end(), [](const Use& x) { return x.user == nullptr; }), u.end());
+  }
+  outputs_ = std::move(flat);
+  output_tree_ = std::move(tree);
+  for (size_t i = 0; i < outputs_.size(); ++i) outputs_[i]->uses_.push_back({nullptr, static_cast<int>(i), -1});
+}
+
+void Graph::SetOutput(int i, Value* v) {
+  Value* old = outputs_[static_cast<size_t>(i)];
+  auto& u = old->uses_;
+  u.erase(std::remove_if(u.begin(), u.end(), [i](const Use& x) { return x.user == nullptr && x.arg == i; }),
+          u.end());
+  outputs_[static_cast<size_t>(i)] = v;
+  v->uses_.push_back({nullptr, i, -1});
+}
+
+void Graph::Renumber() {
+  int64_t k = 0;
+  for (Node* n = head_; n; n = n->next_) n->order_ = k++;
+}
+
+std::vector<Node*> Graph::NodesSnapshot() const {
+  std::vector<Node*> v;
+  v.reserve(static_cast<size_t>(num_nodes_));
+  for (Node* n = head_; n; n = n->next_) v.push_back(n);
+  return v;
+}
+
+std::string Graph::FreshName() {
+  std::string n;
+  do {
+    n = std::to_string(next_name_++);
+  } while (by_name_.count(n));
+  return n;
+}
+
+Value* Graph::FindValue(const std::string& name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+bool Graph::RenameValue(Value* v, const std::string& name) {
+  if (v->name_ == name) return true;
+  if (by_name_.count(name)) return false;
+  by_name_.erase(v->name_);
+  v->name_ = name;
+  by_name_[name] = v;
+  return true;
+}
+
+}  // namespace atenaot

@@ -1,0 +1,116 @@
+#include "ir/weights_file.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+namespace atenaot {
+namespace {
+
+constexpr char kMagic[4] = {'A', 'T', 'N', 'W'};
+constexpr uint32_t kVersion = 1;
+
+template <typename T>
+void Put(std::string* out, T v) {
+  out->append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+class Reader {
+ public:
+  Reader(const std::string& d, const std::string& path) : d_(d), path_(path) {}
+  template <typename T>
+  Status Get(T* v) {
+    if (d_.size() - p_ < sizeof(T)) return Truncated();
+    std::memcpy(v, d_.data() + p_, sizeof(T));
+    p_ += sizeof(T);
+    return Status::Ok();
+  }
+  Status Bytes(size_t n, std::string* out) {
+    if (d_.size() - p_ < n) return Truncated();
+    out->assign(d_.data() + p_, n);
+    p_ += n;
+    return Status::Ok();
+  }
+  bool AtEnd() const { return p_ == d_.size(); }
+  Status Truncated() const { return InvalidArgument("weights file '" + path_ + "' is truncated or corrupt"); }
+
+ private:
+  const std::string& d_;
+  const std::string& path_;
+  size_t p_ = 0;
+};
+
+}  // namespace
+
+Status WriteWeightsFile(const std::string& path, const std::unordered_map<std::string, WeightData>& weights) {
+  std::vector<std::string> keys;
+  for (const auto& kv : weights) keys.push_back(kv.first);
+  std::sort(keys.begin(), keys.end());  // deterministic files
+  std::string out(kMagic, 4);
+  Put<uint32_t>(&out, kVersion);
+  Put<uint32_t>(&out, static_cast<uint32_t>(keys.size()));
+  for (const std::string& k : keys) {
+    const WeightData& w = weights.at(k);
+    Put<uint32_t>(&out, static_cast<uint32_t>(k.size()));
+    out += k;
+    Put<uint8_t>(&out, static_cast<uint8_t>(AtenScalarTypeCode(w.meta.dtype)));
+    Put<uint32_t>(&out, static_cast<uint32_t>(w.meta.sizes.size()));
+    for (int64_t s : w.meta.sizes) Put<int64_t>(&out, s);
+    Put<uint64_t>(&out, w.bytes.size());
+    out.append(reinterpret_cast<const char*>(w.bytes.data()), w.bytes.size());
+  }
+  std::ofstream f(path, std::ios::binary);
+  if (!f) return IoError("cannot write weights file '" + path + "'");
+  f.write(out.data(), static_cast<std::streamsize>(out.size()));
+  if (!f) return IoError("failed writing weights file '" + path + "'");
+  return Status::Ok();
+}
+
+StatusOr<std::unordered_map<std::string, WeightData>> ReadWeightsFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return IoError("cannot open weights file '" + path + "'");
+  std::string d((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  Reader r(d, path);
+  std::string magic;
+  AOT_RETURN_IF_ERROR(r.Bytes(4, &magic));
+  if (magic != std::string(kMagic, 4)) return InvalidArgument("'" + path + "' is not an atenaot weights file");
+  uint32_t version = 0, count = 0;
+  AOT_RETURN_IF_ERROR(r.Get(&version));
+  if (version != kVersion)
+    return InvalidArgument("weights file '" + path + "' has version " + std::to_string(version) + ", expected 1");
+  AOT_RETURN_IF_ERROR(r.Get(&count));
+  std::unordered_map<std::string, WeightData> out;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t klen = 0, ndim = 0;
+    uint8_t code = 0;
+    uint64_t nbytes = 0;
+    std::string key, data;
+    AOT_RETURN_IF_ERROR(r.Get(&klen));
+    AOT_RETURN_IF_ERROR(r.Bytes(klen, &key));
+    AOT_RETURN_IF_ERROR(r.Get(&code));
+    auto dtype = DTypeFromAtenCode(code);
+    if (!dtype) return InvalidArgument("weights file '" + path + "': unknown dtype code for \"" + key + "\"");
+    AOT_RETURN_IF_ERROR(r.Get(&ndim));
+    if (ndim > 64) return r.Truncated();
+    WeightData w;
+    w.meta.dtype = *dtype;
+    for (uint32_t k = 0; k < ndim; ++k) {
+      int64_t s = 0;
+      AOT_RETURN_IF_ERROR(r.Get(&s));
+      if (s < 0) return r.Truncated();
+      w.meta.sizes.push_back(s);
+    }
+    w.meta.strides = ContiguousStrides(w.meta.sizes);
+    AOT_RETURN_IF_ERROR(r.Get(&nbytes));
+    if (static_cast<int64_t>(nbytes) != w.meta.numel() * DTypeSize(w.meta.dtype))
+      return InvalidArgument("weights file '" + path + "': \"" + key + "\" has a wrong byte count");
+    AOT_RETURN_IF_ERROR(r.Bytes(nbytes, &data));
+    w.bytes.assign(data.begin(), data.end());
+    out[key] = std::move(w);
+  }
+  if (!r.AtEnd()) return InvalidArgument("weights file '" + path + "' has trailing bytes");
+  return out;
+}
+
+}  // namespace atenaot
