@@ -1,0 +1,407 @@
+#include "capture/jit_import.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "capture/tensor_convert.h"
+
+namespace atenaot {
+
+namespace jit = torch::jit;
+
+std::vector<at::Tensor> CloneKeepingAliasing(const std::vector<at::Tensor>& ts) {
+  std::unordered_map<const c10::StorageImpl*, c10::Storage> copies;
+  std::vector<at::Tensor> out;
+  for (const at::Tensor& t : ts) {
+    const c10::StorageImpl* key = t.storage().unsafeGetStorageImpl();
+    auto it = copies.find(key);
+    if (it == copies.end()) {
+      size_t n = t.storage().nbytes();
+      at::Tensor bytes = at::empty({static_cast<int64_t>(n)}, at::kByte);
+      if (n) std::memcpy(bytes.data_ptr(), t.storage().data(), n);
+      it = copies.emplace(key, bytes.storage()).first;
+    }
+    at::Tensor c = at::empty({0}, t.options());
+    c.set_(it->second, t.storage_offset(), t.sizes(), t.strides());
+    out.push_back(c);
+  }
+  return out;
+}
+
+namespace {
+
+std::string Sanitize(const std::string& name) {
+  std::string s;
+  for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') ? c : '_';
+  return s.empty() ? "v" : s;
+}
+
+// "%y = aten::view(%x, %5)": how a node is named in error messages.
+std::string Describe(const jit::Node* n) {
+  std::ostringstream os;
+  for (size_t i = 0; i < n->outputs().size(); ++i) os << (i ? ", " : "") << "%" << n->outputs()[i]->debugName();
+  if (!n->outputs().empty()) os << " = ";
+  os << n->kind().toQualString() << "(";
+  for (size_t i = 0; i < n->inputs().size(); ++i) os << (i ? ", " : "") << "%" << n->inputs()[i]->debugName();
+  os << ")";
+  return "node '" + os.str() + "'";
+}
+
+bool IsMetadataQuery(const std::string& name) {
+  static const std::unordered_set<std::string> kQueries = {
+      "aten::size", "aten::dim", "aten::numel", "aten::stride", "aten::len", "prim::dtype",
+      "prim::device", "prim::layout", "aten::is_floating_point", "aten::is_complex", "prim::shape",
+      "aten::sym_size", "aten::sym_numel", "aten::sym_stride", "prim::is_cuda"};
+  return kQueries.count(name) > 0;
+}
+
+class JitImporter {
+ public:
+  JitImporter(const OpTable& ops, const JitImportOptions& opts) : ops_(ops), opts_(opts) {}
+
+  StatusOr<std::unique_ptr<Graph>> Run(const jit::Graph& jg, const std::vector<at::Tensor>& samples) {
+    g_ = std::make_unique<Graph>();
+    size_t first = opts_.first_input_is_self ? 1 : 0;
+    if (jg.inputs().size() < first) return InvalidArgument("the module's forward graph has no self input");
+    if (first == 1 && jg.inputs()[0]->hasUses())
+      return Unsupported(std::string("the module still reads attributes of self after freezing (") +
+                         jg.inputs()[0]->uses()[0].user->kind().toQualString() +
+                         "); only frozen, inlined modules can be imported");
+    size_t n_in = jg.inputs().size() - first;
+    if (samples.size() != n_in)
+      return InvalidArgument("the model takes " + std::to_string(n_in) + " tensor inputs, but " +
+                             std::to_string(samples.size()) + " were given");
+    std::vector<at::Tensor> run_inputs = CloneKeepingAliasing(samples);
+    for (size_t i = 0; i < n_in; ++i) {
+      const jit::Value* jv = jg.inputs()[i + first];
+      if (!jv->type()->cast<c10::TensorType>())
+        return Unsupported("graph input %" + jv->debugName() + " has type " + jv->type()->str() +
+                           "; only tensor inputs are supported");
+      AOT_ASSIGN_OR_RETURN(TensorMeta m, MetaFromTensor(samples[i], StorageId(samples[i])));
+      // Run-time storage ids must follow the copies, which alias like the samples.
+      storage_ids_[run_inputs[i].storage().unsafeGetStorageImpl()] = m.storage;
+      Value* v = g_->AddInput(UniqueName(jv->debugName()), m);
+      tensors_[jv] = v;
+      env_[jv] = run_inputs[i];
+    }
+    for (const jit::Node* n : jg.nodes()) AOT_RETURN_IF_ERROR(ImportNode(n).WithContext("import " + Describe(n)));
+    std::vector<Value*> flat;
+    OutputTree tree;
+    if (jg.outputs().size() == 1) {
+      AOT_RETURN_IF_ERROR(BuildTree(jg.outputs()[0], &flat, &tree));
+    } else {
+      tree.kind = OutputTree::Kind::kTuple;
+      for (const jit::Value* o : jg.outputs()) {
+        OutputTree e;
+        AOT_RETURN_IF_ERROR(BuildTree(o, &flat, &e));
+        tree.elems.push_back(e);
+      }
+    }
+    g_->SetOutputs(flat, tree);
+    return std::move(g_);
+  }
+
+ private:
+  int64_t StorageId(const at::Tensor& t) {
+    const c10::StorageImpl* key = t.storage().unsafeGetStorageImpl();
+    auto it = storage_ids_.find(key);
+    if (it != storage_ids_.end()) return it->second;
+    int64_t id = g_->NewStorageId();
+    storage_ids_[key] = id;
+    return id;
+  }
+
+  std::string UniqueName(const std::string& want) {
+    std::string base = Sanitize(want), name = base;
+    for (int k = 1; g_->FindValue(name); ++k) name = base + "_" + std::to_string(k);
+    return name;
+  }
+
+  // The IR value for a tensor-typed JIT value; tensors not produced by an
+  // imported op (constants, NumToTensor results) become weights.
+  StatusOr<Value*> TensorFor(const jit::Value* jv) {
+    auto it = tensors_.find(jv);
+    if (it != tensors_.end()) return it->second;
+    auto e = env_.find(jv);
+    if (e == env_.end() || !e->second.isTensor())
+      return Internal("no tensor recorded for %" + jv->debugName());
+    const at::Tensor& t = e->second.toTensor();
+    AOT_ASSIGN_OR_RETURN(WeightData w, WeightFromTensor(t));
+    std::string name = UniqueName(jv->debugName());
+    w.meta.storage = g_->NewStorageId();
+    Value* v = g_->AddWeight(name, name, w.meta);
+    g_->weights()[name] = std::move(w);
+    tensors_[jv] = v;
+    return v;
+  }
+
+  StatusOr<Literal> LiteralFrom(const c10::IValue& iv, const SchemaArg& sa) {
+    if (iv.isNone()) return Literal::None();
+    if (iv.isBool()) return Literal::Bool(iv.toBool());
+    if (iv.isInt()) return Literal::Int(iv.toInt());
+    if (iv.isDouble()) return Literal::Float(iv.toDouble());
+    if (iv.isString()) return Literal::String(iv.toStringRef());
+    if (iv.isDevice()) return Literal::Device(iv.toDevice().str());
+    if (iv.isIntList()) return Literal::IntList(iv.toIntVector());
+    if (iv.isDoubleList()) return Literal::FloatList(iv.toDoubleVector());
+    if (iv.isBoolList()) {
+      std::vector<bool> bs;
+      for (bool b : iv.toBoolList()) bs.push_back(b);
+      return Literal::BoolList(bs);
+    }
+    if (iv.isList()) {
+      // A generic list of ints/floats (e.g. built by ListConstruct as int[]).
+      std::vector<int64_t> is;
+      std::vector<double> ds;
+      bool all_int = true, all_num = true;
+      for (const c10::IValue& e : iv.toListRef()) {
+        if (e.isInt()) { is.push_back(e.toInt()); ds.push_back(static_cast<double>(e.toInt())); }
+        else if (e.isDouble()) { all_int = false; ds.push_back(e.toDouble()); }
+        else all_num = false;
+      }
+      if (all_num && all_int && sa.type.base != BaseType::kFloat) return Literal::IntList(is);
+      if (all_num) return Literal::FloatList(ds);
+    }
+    return Unsupported("argument '" + sa.name + "' has a value of type " + iv.tagKind() +
+                       " that atenaot cannot represent");
+  }
+
+  // Executes `n` through its JIT operation on the recorded inputs.
+  StatusOr<std::vector<c10::IValue>> Execute(const jit::Node* n) {
+    jit::Stack stack;
+    for (const jit::Value* in : n->inputs()) {
+      auto it = env_.find(in);
+      if (it == env_.end()) return Internal("input %" + in->debugName() + " has no recorded value");
+      stack.push_back(it->second);
+    }
+    try {
+      jit::Operation op = n->getOperation();
+      op(stack);
+    } catch (const std::exception& e) {
+      std::string what = e.what();
+      return InvalidArgument("running the op on the sample inputs failed: " + what.substr(0, what.find('\n')));
+    }
+    if (stack.size() != n->outputs().size())
+      return Internal("the op returned " + std::to_string(stack.size()) + " values for " +
+                      std::to_string(n->outputs().size()) + " outputs");
+    return std::vector<c10::IValue>(stack.begin(), stack.end());
+  }
+
+  Status ImportNode(const jit::Node* n) {
+    const jit::Symbol kind = n->kind();
+    const std::string kname = kind.toQualString();
+    if (kind == jit::prim::If || kind == jit::prim::Loop)
+      return Unsupported("control flow (" + kname + ") is not supported; trace the model, or remove data-dependent branches");
+    if (kind == jit::prim::CallMethod || kind == jit::prim::CallFunction || kind == jit::prim::GetAttr ||
+        kind == jit::prim::SetAttr)
+      return Unsupported(kname + " remains in the graph; only frozen, inlined graphs can be imported");
+    if (kind == jit::prim::Constant) {
+      auto iv = jit::toIValue(n->output());
+      if (!iv) return Unsupported("a constant of type " + n->output()->type()->str() + " cannot be read");
+      env_[n->output()] = *iv;
+      return Status::Ok();
+    }
+    if (kind == jit::prim::ListConstruct) {
+      // The JIT has no Operator for ListConstruct; a GenericList of the element
+      // type is what ops accept as int[] / Tensor[] / Tensor?[].
+      c10::impl::GenericList list(n->output()->type()->expectRef<c10::ListType>().getElementType());
+      for (const jit::Value* in : n->inputs()) list.push_back(env_.at(in));
+      env_[n->output()] = list;
+      elems_[n->output()] = std::vector<const jit::Value*>(n->inputs().begin(), n->inputs().end());
+      return Status::Ok();
+    }
+    if (kind == jit::prim::TupleConstruct) {
+      std::vector<c10::IValue> items;
+      for (const jit::Value* in : n->inputs()) items.push_back(env_.at(in));
+      env_[n->output()] = c10::ivalue::Tuple::create(std::move(items));
+      elems_[n->output()] = std::vector<const jit::Value*>(n->inputs().begin(), n->inputs().end());
+      return Status::Ok();
+    }
+    if (kind == jit::prim::ListUnpack || kind == jit::prim::TupleUnpack) {
+      const jit::Value* src = n->input();
+      auto lv = list_values_.find(src);
+      auto el = elems_.find(src);
+      size_t count = lv != list_values_.end() ? lv->second.size()
+                     : el != elems_.end()    ? el->second.size()
+                                             : 0;
+      if (count != n->outputs().size())
+        return Unsupported("unpacking a list or tuple that was not built in the graph, or of the wrong length");
+      for (size_t k = 0; k < count; ++k) {
+        const jit::Value* out = n->outputs()[k];
+        if (lv != list_values_.end()) {
+          Value* v = lv->second[k];
+          g_->RenameValue(v, UniqueName(out->debugName()));
+          tensors_[out] = v;
+          env_[out] = env_.at(src).toListRef()[k];
+        } else {
+          Alias(out, el->second[k]);
+        }
+      }
+      return Status::Ok();
+    }
+    if (kind == jit::prim::NumToTensor) return FoldStatic(n, kname);
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    if (!schema) return Unsupported("op " + kname + " has no schema matching its argument types");
+    std::string qname = schema->name() + (schema->overload_name().empty() ? "" : "." + schema->overload_name());
+
+    bool tensor_out = false;
+    for (const jit::Value* o : n->outputs()) {
+      c10::TypePtr t = o->type();
+      if (t->cast<c10::TensorType>() || (t->cast<c10::ListType>() && t->expectRef<c10::ListType>().getElementType()->cast<c10::TensorType>()))
+        tensor_out = true;
+    }
+    if (!tensor_out) return FoldStatic(n, kname);
+
+    const OpInfo* op = ops_.Find(qname);
+    if (!op) return Unsupported("op " + qname + " is not a dispatcher operator atenaot knows");
+    if (!op->Representable())
+      return Unsupported("op " + qname + " has argument or return types atenaot cannot represent");
+    std::vector<Arg> args;
+    const auto& sargs = op->schema.args;
+    if (sargs.size() != n->inputs().size())
+      return Internal("schema arity differs from the node's input count");
+    for (size_t i = 0; i < sargs.size(); ++i) {
+      const jit::Value* in = n->inputs()[i];
+      const c10::IValue& iv = env_.at(in);
+      const SchemaArg& sa = sargs[i];
+      if (sa.type.base == BaseType::kTensor && sa.type.list) {
+        AOT_ASSIGN_OR_RETURN(std::vector<Value*> list, TensorListFor(in));
+        args.push_back(Arg::List(list));
+      } else if (sa.type.base == BaseType::kTensor) {
+        if (iv.isNone()) { args.push_back(Arg::Of(Literal::None())); continue; }
+        AOT_ASSIGN_OR_RETURN(Value* v, TensorFor(in));
+        args.push_back(Arg::Of(v));
+      } else {
+        if (iv.isTensor())
+          return Unsupported("argument '" + sa.name + "' is a tensor where " + sa.type.raw + " is expected");
+        AOT_ASSIGN_OR_RETURN(Literal l, LiteralFrom(iv, sa));
+        args.push_back(Arg::Of(l));
+      }
+    }
+    AOT_ASSIGN_OR_RETURN(std::vector<c10::IValue> results, Execute(n));
+    bool list_ret = op->schema.returns.size() == 1 && op->schema.returns[0].type.list;
+    std::vector<at::Tensor> out_tensors;
+    if (list_ret) {
+      for (const c10::IValue& e : results[0].toListRef()) out_tensors.push_back(e.toTensor());
+    } else {
+      for (const c10::IValue& r : results) {
+        if (!r.isTensor()) return Unsupported("the op returned a non-tensor value");
+        out_tensors.push_back(r.toTensor());
+      }
+    }
+    Node* node = g_->CreateNode(op, std::move(args), static_cast<int>(out_tensors.size()));
+    g_->SetListOutput(node, list_ret);
+    for (size_t k = 0; k < out_tensors.size(); ++k) {
+      Value* v = node->output(static_cast<int>(k));
+      AOT_ASSIGN_OR_RETURN(v->mutable_meta(), MetaFromTensor(out_tensors[k], StorageId(out_tensors[k])));
+      if (!list_ret) {
+        g_->RenameValue(v, UniqueName(n->outputs()[k]->debugName()));
+        tensors_[n->outputs()[k]] = v;
+      }
+    }
+    if (list_ret) list_values_[n->output()] = node->outputs();
+    for (size_t k = 0; k < results.size(); ++k) env_[n->outputs()[k]] = results[k];
+    return Status::Ok();
+  }
+
+  // Non-tensor results: shape arithmetic and constants fold into literals.
+  // Reading tensor *data* into a scalar would freeze one sample's values into
+  // the program, so it is rejected.
+  Status FoldStatic(const jit::Node* n, const std::string& kname) {
+    for (const jit::Value* in : n->inputs()) {
+      if (!in->type()->cast<c10::TensorType>()) continue;
+      if (static_tensors_.count(in) || IsMetadataQuery(kname)) continue;
+      return Unsupported("op " + kname + " turns tensor data into a Python scalar (data-dependent); "
+                         "atenaot compiles only programs whose control values depend on shapes");
+    }
+    AOT_ASSIGN_OR_RETURN(std::vector<c10::IValue> results, Execute(n));
+    for (size_t k = 0; k < results.size(); ++k) env_[n->outputs()[k]] = results[k];
+    if (n->kind() == jit::prim::NumToTensor) static_tensors_.insert(n->output());
+    return Status::Ok();
+  }
+
+  StatusOr<std::vector<Value*>> TensorListFor(const jit::Value* jv) {
+    auto lv = list_values_.find(jv);
+    if (lv != list_values_.end()) return lv->second;
+    auto el = elems_.find(jv);
+    if (el == elems_.end()) return Unsupported("a tensor list argument was not built in the graph");
+    std::vector<Value*> out;
+    for (const jit::Value* e : el->second) {
+      if (env_.at(e).isNone()) { out.push_back(nullptr); continue; }
+      AOT_ASSIGN_OR_RETURN(Value* v, TensorFor(e));
+      out.push_back(v);
+    }
+    return out;
+  }
+
+  void Alias(const jit::Value* to, const jit::Value* from) {
+    env_[to] = env_.at(from);
+    if (tensors_.count(from)) tensors_[to] = tensors_[from];
+    if (elems_.count(from)) elems_[to] = elems_[from];
+    if (list_values_.count(from)) list_values_[to] = list_values_[from];
+    if (static_tensors_.count(from)) static_tensors_.insert(to);
+  }
+
+  Status BuildTree(const jit::Value* jv, std::vector<Value*>* flat, OutputTree* tree) {
+    const c10::IValue& iv = env_.at(jv);
+    if (iv.isTensor()) {
+      AOT_ASSIGN_OR_RETURN(Value* v, TensorFor(jv));
+      tree->kind = OutputTree::Kind::kLeaf;
+      tree->leaf = static_cast<int>(flat->size());
+      flat->push_back(v);
+      return Status::Ok();
+    }
+    auto lv = list_values_.find(jv);
+    if (lv != list_values_.end()) {
+      tree->kind = OutputTree::Kind::kList;
+      for (Value* v : lv->second) {
+        OutputTree e;
+        e.leaf = static_cast<int>(flat->size());
+        flat->push_back(v);
+        tree->elems.push_back(e);
+      }
+      return Status::Ok();
+    }
+    auto el = elems_.find(jv);
+    if (el != elems_.end() && (iv.isTuple() || iv.isList())) {
+      tree->kind = iv.isTuple() ? OutputTree::Kind::kTuple : OutputTree::Kind::kList;
+      for (const jit::Value* e : el->second) {
+        OutputTree sub;
+        AOT_RETURN_IF_ERROR(BuildTree(e, flat, &sub));
+        tree->elems.push_back(sub);
+      }
+      return Status::Ok();
+    }
+    return Unsupported("graph output %" + jv->debugName() + " is a " + iv.tagKind() +
+                       ", not a tensor or a tuple/list of tensors");
+  }
+
+  const OpTable& ops_;
+  JitImportOptions opts_;
+  std::unique_ptr<Graph> g_;
+  std::unordered_map<const jit::Value*, c10::IValue> env_;
+  std::unordered_map<const jit::Value*, Value*> tensors_;
+  std::unordered_map<const jit::Value*, std::vector<const jit::Value*>> elems_;
+  std::unordered_map<const jit::Value*, std::vector<Value*>> list_values_;
+  std::unordered_set<const jit::Value*> static_tensors_;
+  std::unordered_map<const c10::StorageImpl*, int64_t> storage_ids_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Graph>> ImportJitGraph(const jit::Graph& jit_graph, const std::vector<at::Tensor>& samples,
+                                                const OpTable& ops, const JitImportOptions& opts) {
+  try {
+    return JitImporter(ops, opts).Run(jit_graph, samples);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    return Internal("LibTorch raised during import: " + what.substr(0, what.find('\n')));
+  }
+}
+
+}  // namespace atenaot

@@ -1,0 +1,185 @@
+#include "capture/load_model.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/irparser.h>
+#include <torch/csrc/jit/passes/freeze_module.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/serialization/import.h>
+
+#include <fstream>
+#include <iterator>
+#include <regex>
+
+#include "capture/jit_import.h"
+#include "capture/tensor_convert.h"
+#include "ir/parser.h"
+#include "ir/weights_file.h"
+
+namespace atenaot {
+
+namespace jit = torch::jit;
+
+const char* ModelFormatName(ModelFormat f) {
+  switch (f) {
+    case ModelFormat::kTorchScriptArchive: return "TorchScript archive";
+    case ModelFormat::kTorchScriptText: return "TorchScript IR text";
+    case ModelFormat::kAtenaotText: return "atenaot IR text";
+  }
+  return "?";
+}
+
+namespace {
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return IoError("cannot open model file '" + path + "'");
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+std::string FirstLine(const std::string& what) { return what.substr(0, what.find('\n')); }
+
+std::vector<at::Tensor> ToTensors(const std::vector<NpyArray>& inputs) {
+  std::vector<at::Tensor> ts;
+  for (const NpyArray& a : inputs) ts.push_back(TensorFromNpy(a));
+  return ts;
+}
+
+std::string ShapeText(DType d, const std::vector<int64_t>& sizes) {
+  TensorMeta m;
+  m.dtype = d;
+  m.sizes = sizes;
+  m.strides = ContiguousStrides(sizes);
+  return m.ToString();
+}
+
+StatusOr<std::unique_ptr<Graph>> LoadArchive(const std::string& path, const std::vector<NpyArray>& inputs,
+                                             const OpTable& ops) {
+  if (inputs.empty())
+    return InvalidArgument("'" + path + "' is a TorchScript archive, which keeps no input shapes: pass --inputs");
+  std::shared_ptr<jit::Graph> g;
+  try {
+    jit::Module m = jit::load(path);
+    m.eval();
+    if (!m.find_method("forward")) return InvalidArgument("'" + path + "' has no forward method");
+    jit::Module frozen = jit::freeze_module(m);
+    g = frozen.get_method("forward").graph()->copy();
+    jit::Inline(*g);
+  } catch (const std::exception& e) {
+    return InvalidArgument("cannot load TorchScript archive '" + path + "': " + FirstLine(e.what()));
+  }
+  return ImportJitGraph(*g, ToTensors(inputs), ops, {.first_input_is_self = true});
+}
+
+// parseIR reads "prim::Constant[value={2.5}]" (Python scalars in traces) as
+// uninitialised memory, so the values are taken from the text and set again.
+struct ScalarConstant {
+  std::string name, type;
+  double value;
+};
+
+std::vector<ScalarConstant> FindScalarConstants(const std::string& text) {
+  static const std::regex re(R"(%([A-Za-z0-9_.]+) : ([A-Za-z]+)\([^)]*\) = prim::Constant\[value=\{([^}]*)\}\]\(\))");
+  std::vector<ScalarConstant> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+    out.push_back({(*it)[1], (*it)[2], std::strtod((*it)[3].str().c_str(), nullptr)});
+  return out;
+}
+
+StatusOr<std::unique_ptr<Graph>> LoadTorchScriptText(const std::string& path, const std::string& text,
+                                                     const std::vector<NpyArray>& inputs, const OpTable& ops) {
+  auto g = std::make_shared<jit::Graph>();
+  std::unordered_map<std::string, jit::Value*> vmap;
+  try {
+    jit::parseIR(text, g.get(), vmap, /*parse_tensor_constants=*/true);
+  } catch (const std::exception& e) {
+    return InvalidArgument("cannot parse TorchScript IR text '" + path + "': " + FirstLine(e.what()) +
+                           " (multi-element tensor constants and class-typed inputs cannot be parsed; "
+                           "save the module with torch.jit.save and import the .pt instead)");
+  }
+  for (const ScalarConstant& c : FindScalarConstants(text)) {
+    auto it = vmap.find(c.name);
+    if (it == vmap.end()) continue;
+    c10::ScalarType st = c.type == "Long" ? at::kLong : c.type == "Int" ? at::kInt : c.type == "Bool" ? at::kBool
+                         : c.type == "Float" ? at::kFloat : c.type == "Half" ? at::kHalf : at::kDouble;
+    it->second->node()->t_(jit::attr::value, at::scalar_tensor(c.value, at::TensorOptions().dtype(st)));
+  }
+  std::vector<at::Tensor> samples;
+  const auto& gin = g->inputs();
+  if (!inputs.empty() && inputs.size() != gin.size())
+    return InvalidArgument("the graph takes " + std::to_string(gin.size()) + " inputs, but " +
+                           std::to_string(inputs.size()) + " were given");
+  for (size_t i = 0; i < gin.size(); ++i) {
+    auto tt = gin[i]->type()->cast<c10::TensorType>();
+    if (!tt) return Unsupported("graph input %" + gin[i]->debugName() + " has type " + gin[i]->type()->str() +
+                                "; only tensor inputs are supported");
+    auto sizes = tt->sizes().concrete_sizes();
+    auto strides = tt->strides().concrete_sizes();
+    auto st = tt->scalarType();
+    if (!inputs.empty()) {
+      if (sizes && st) {
+        AOT_ASSIGN_OR_RETURN(DType want, DTypeFromAten(*st));
+        if (want != inputs[i].dtype || *sizes != inputs[i].shape)
+          return InvalidArgument("input " + std::to_string(i) + " (%" + gin[i]->debugName() + ") is declared " +
+                                 ShapeText(want, *sizes) + " but the given array is " +
+                                 ShapeText(inputs[i].dtype, inputs[i].shape));
+      }
+      continue;
+    }
+    if (!sizes || !strides || !st)
+      return InvalidArgument("graph input %" + gin[i]->debugName() + " has no complete type (" + tt->str() +
+                             "): pass --inputs to give shapes and dtypes");
+    samples.push_back(at::zeros_like(at::empty_strided(*sizes, *strides, at::TensorOptions().dtype(*st)),
+                                     at::MemoryFormat::Preserve));
+  }
+  if (!inputs.empty()) samples = ToTensors(inputs);
+  return ImportJitGraph(*g, samples, ops);
+}
+
+StatusOr<std::unique_ptr<Graph>> LoadAtenaotText(const std::string& path, const std::string& text,
+                                                 const std::vector<NpyArray>& inputs, const OpTable& ops) {
+  auto parsed = ParseGraph(text, ops);
+  if (!parsed.ok()) return parsed.status().WithContext("'" + path + "'");
+  std::unique_ptr<Graph> g = std::move(parsed).value();
+  if (!g->weight_values().empty()) {
+    auto w = ReadWeightsFile(path + ".weights");
+    if (!w.ok()) return w.status().WithContext("'" + path + "' has weights");
+    g->weights() = std::move(w).value();
+  }
+  if (!inputs.empty()) {
+    if (inputs.size() != g->inputs().size())
+      return InvalidArgument("the graph takes " + std::to_string(g->inputs().size()) + " inputs, but " +
+                             std::to_string(inputs.size()) + " were given");
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const TensorMeta& m = g->inputs()[i]->meta();
+      if (m.dtype != inputs[i].dtype || m.sizes != inputs[i].shape)
+        return InvalidArgument("input " + std::to_string(i) + " (%" + g->inputs()[i]->name() + ") is declared " +
+                               ShapeText(m.dtype, m.sizes) + " but the given array is " +
+                               ShapeText(inputs[i].dtype, inputs[i].shape));
+    }
+  }
+  return g;
+}
+
+}  // namespace
+
+StatusOr<ModelFormat> DetectModelFormat(const std::string& path) {
+  AOT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  if (text.compare(0, 4, "PK\x03\x04") == 0) return ModelFormat::kTorchScriptArchive;
+  if (LooksLikeAtenaotIr(text)) return ModelFormat::kAtenaotText;
+  size_t p = text.find_first_not_of(" \t\r\n");
+  if (p != std::string::npos && text.compare(p, 6, "graph(") == 0) return ModelFormat::kTorchScriptText;
+  return InvalidArgument("cannot tell the format of '" + path +
+                         "': expected a TorchScript archive (a zip file from torch.jit.save), TorchScript IR "
+                         "text (starting with 'graph(') or atenaot IR text (starting with 'graph @')");
+}
+
+StatusOr<std::unique_ptr<Graph>> LoadModel(const std::string& path, const std::vector<NpyArray>& inputs,
+                                           const OpTable& ops) {
+  AOT_ASSIGN_OR_RETURN(ModelFormat f, DetectModelFormat(path));
+  if (f == ModelFormat::kTorchScriptArchive) return LoadArchive(path, inputs, ops);
+  AOT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  if (f == ModelFormat::kAtenaotText) return LoadAtenaotText(path, text, inputs, ops);
+  return LoadTorchScriptText(path, text, inputs, ops);
+}
+
+}  // namespace atenaot

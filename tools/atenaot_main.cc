@@ -1,0 +1,251 @@
+// atenaot: the command-line driver. Commands:
+//   dump MODEL [--inputs F...] [--stage S] [-o FILE] [--time-passes]
+//   run  MODEL --inputs F... --out-dir DIR [--stage S] [--time-passes] [--print]
+// Every failure prints one line "atenaot: error: ..." to stderr and exits 2.
+// This translation unit stays free of LibTorch headers; the importers and the
+// interpreter sit behind LibTorch-free interfaces.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "capture/load_model.h"
+#include "interp/run_arrays.h"
+#include "io/npy.h"
+#include "ir/printer.h"
+#include "ir/weights_file.h"
+#include "passes/pipeline.h"
+#include "schema/dispatcher_schemas.h"
+
+namespace atenaot {
+namespace {
+
+constexpr char kVersion[] = "0.1.0";
+
+constexpr char kMainHelp[] = R"(atenaot: ahead-of-time compiler for PyTorch ATen graphs
+
+usage: atenaot <command> [options]
+
+commands:
+  dump   print a model's IR at a pipeline stage
+  run    run a model with the reference interpreter and write .npy results
+  help   show help for a command (atenaot help run), same as <command> --help
+
+MODEL is a TorchScript archive (.pt from torch.jit.trace(...).save), TorchScript
+IR text (what str(traced.graph) prints) or atenaot IR text (docs/ir_format.md);
+the format is detected from the file's content.
+)";
+
+constexpr char kDumpHelp[] = R"(usage: atenaot dump MODEL [--inputs F.npy...] [--stage STAGE] [-o FILE] [--time-passes]
+
+Prints MODEL's atenaot IR at STAGE (default: import) to stdout.
+
+  --inputs F...   sample inputs (.npy), one per graph input, giving shapes and
+                  dtypes; required for TorchScript archives
+  --stage STAGE   import | functional | functional-noviews | reinplaced
+  -o FILE         write the IR to FILE instead of stdout, and the weights (if
+                  any) to FILE.weights, so that FILE can be loaded again
+  --time-passes   print each pass's wall time to stderr
+)";
+
+constexpr char kRunHelp[] = R"(usage: atenaot run MODEL --inputs F.npy... --out-dir DIR [--stage STAGE] [--time-passes] [--print]
+
+Runs MODEL at STAGE (default: import) with the reference interpreter (LibTorch
+eager semantics) and writes DIR/output_K.npy for each flattened output and
+DIR/input_K.npy for each input after the run, so input mutations are visible.
+
+  --inputs F...   one .npy file per graph input
+  --out-dir DIR   created if missing
+  --stage STAGE   import | functional | functional-noviews | reinplaced
+  --time-passes   print each pass's wall time to stderr
+  --print         also print every output (dtype, shape, first values)
+)";
+
+struct Options {
+  std::string command;
+  std::string model;
+  std::vector<std::string> inputs;
+  std::string stage = "import";
+  std::string out_dir;
+  std::string output_file;
+  bool time_passes = false;
+  bool print = false;
+  bool help = false;
+};
+
+Status ParseArgs(int argc, char** argv, Options* o) {
+  if (argc < 2) return InvalidArgument("no command given (try 'atenaot --help')");
+  o->command = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    auto need_value = [&](const char* flag) -> StatusOr<std::string> {
+      if (i + 1 >= argc) return InvalidArgument(std::string(flag) + " needs a value");
+      return std::string(argv[++i]);
+    };
+    if (a == "--help" || a == "-h") o->help = true;
+    else if (a == "--inputs") {
+      while (i + 1 < argc && std::strncmp(argv[i + 1], "-", 1) != 0) o->inputs.push_back(argv[++i]);
+      if (o->inputs.empty()) return InvalidArgument("--inputs needs at least one .npy file");
+    } else if (a == "--stage") { AOT_ASSIGN_OR_RETURN(o->stage, need_value("--stage")); }
+    else if (a == "--out-dir") { AOT_ASSIGN_OR_RETURN(o->out_dir, need_value("--out-dir")); }
+    else if (a == "-o") { AOT_ASSIGN_OR_RETURN(o->output_file, need_value("-o")); }
+    else if (a == "--time-passes") o->time_passes = true;
+    else if (a == "--print") o->print = true;
+    else if (!a.empty() && a[0] == '-') return InvalidArgument("unknown option '" + a + "' for '" + o->command + "'");
+    else if (o->model.empty()) o->model = a;
+    else return InvalidArgument("unexpected argument '" + a + "'");
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::vector<NpyArray>> ReadInputs(const std::vector<std::string>& paths) {
+  std::vector<NpyArray> out;
+  for (const std::string& p : paths) {
+    AOT_ASSIGN_OR_RETURN(NpyArray a, ReadNpy(p));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+// Loads MODEL and runs the pipeline up to --stage.
+StatusOr<std::unique_ptr<Graph>> Compile(const Options& o, const std::vector<NpyArray>& inputs) {
+  if (o.model.empty()) return InvalidArgument("no MODEL given (see 'atenaot " + o.command + " --help')");
+  AOT_ASSIGN_OR_RETURN(Stage stage, ParseStage(o.stage));
+  const OpTable& ops = LiveOpTable();
+  auto t0 = std::chrono::steady_clock::now();
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, LoadModel(o.model, inputs, ops));
+  PipelineOptions popts;
+  if (o.time_passes) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::cerr << "time: import " << ms << " ms\n";
+    popts.timing = &std::cerr;
+  }
+  AOT_RETURN_IF_ERROR(RunPipeline(*g, stage, ops, popts));
+  return g;
+}
+
+Status MakeDirs(const std::string& dir) {
+  std::string cur;
+  std::stringstream ss(dir);
+  std::string part;
+  if (!dir.empty() && dir[0] == '/') cur = "/";
+  while (std::getline(ss, part, '/')) {
+    if (part.empty()) continue;
+    cur += part + "/";
+    if (mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+      return IoError("cannot create directory '" + cur + "': " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+void PrintArray(const std::string& label, const NpyArray& a) {
+  std::cout << label << ": " << DTypeName(a.dtype) << "[";
+  for (size_t i = 0; i < a.shape.size(); ++i) std::cout << (i ? "," : "") << a.shape[i];
+  std::cout << "] =";
+  int64_t n = a.numel(), shown = std::min<int64_t>(n, 16);
+  for (int64_t k = 0; k < shown; ++k) {
+    const uint8_t* p = a.data.data() + k * DTypeSize(a.dtype);
+    double v = 0;
+    switch (a.dtype) {
+      case DType::kFloat32: { float f; std::memcpy(&f, p, 4); v = f; break; }
+      case DType::kFloat64: std::memcpy(&v, p, 8); break;
+      case DType::kInt64: { int64_t x; std::memcpy(&x, p, 8); v = static_cast<double>(x); break; }
+      case DType::kInt32: { int32_t x; std::memcpy(&x, p, 4); v = x; break; }
+      case DType::kBool: case DType::kUInt8: v = *p; break;
+      case DType::kInt8: v = static_cast<int8_t>(*p); break;
+      default: std::cout << " ?"; continue;
+    }
+    std::cout << " " << v;
+  }
+  if (n > shown) std::cout << " ... (" << n << " values)";
+  std::cout << "\n";
+}
+
+Status Dump(const Options& o) {
+  AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs));
+  std::string text = PrintGraph(*g);
+  if (o.output_file.empty()) {
+    std::cout << text;
+    return Status::Ok();
+  }
+  std::ofstream f(o.output_file);
+  if (!f) return IoError("cannot write '" + o.output_file + "'");
+  f << text;
+  if (!f) return IoError("failed writing '" + o.output_file + "'");
+  if (!g->weight_values().empty()) AOT_RETURN_IF_ERROR(WriteWeightsFile(o.output_file + ".weights", g->weights()));
+  return Status::Ok();
+}
+
+Status Run(const Options& o) {
+  if (o.inputs.empty()) return InvalidArgument("run needs --inputs (one .npy file per graph input)");
+  if (o.out_dir.empty()) return InvalidArgument("run needs --out-dir DIR");
+  AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs));
+  auto t0 = std::chrono::steady_clock::now();
+  AOT_ASSIGN_OR_RETURN(ArrayRunResult r, RunOnArrays(*g, inputs));
+  if (o.time_passes)
+    std::cerr << "time: run " << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
+              << " ms\n";
+  AOT_RETURN_IF_ERROR(MakeDirs(o.out_dir));
+  for (size_t k = 0; k < r.outputs.size(); ++k) {
+    AOT_RETURN_IF_ERROR(WriteNpy(o.out_dir + "/output_" + std::to_string(k) + ".npy", r.outputs[k]));
+    if (o.print) PrintArray("output_" + std::to_string(k), r.outputs[k]);
+  }
+  for (size_t k = 0; k < r.inputs_after.size(); ++k)
+    AOT_RETURN_IF_ERROR(WriteNpy(o.out_dir + "/input_" + std::to_string(k) + ".npy", r.inputs_after[k]));
+  std::cout << "wrote " << r.outputs.size() << " outputs and " << r.inputs_after.size() << " inputs to " << o.out_dir
+            << "\n";
+  return Status::Ok();
+}
+
+int Fail(const Status& s) {
+  std::string m = s.ToString();
+  for (char& c : m)
+    if (c == '\n') c = ' ';
+  std::cerr << "atenaot: error: " << m << "\n";
+  return 2;
+}
+
+int Main(int argc, char** argv) {
+  Options o;
+  if (argc >= 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::cout << kMainHelp;
+    return 0;
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "--version") == 0) {
+    std::cout << "atenaot " << kVersion << "\n";
+    return 0;
+  }
+  Status s = ParseArgs(argc, argv, &o);
+  if (!s.ok()) return Fail(s);
+  const std::map<std::string, std::pair<const char*, Status (*)(const Options&)>> commands = {
+      {"dump", {kDumpHelp, &Dump}}, {"run", {kRunHelp, &Run}}};
+  if (o.command == "help") {
+    auto it = commands.find(o.model);
+    std::cout << (it == commands.end() ? kMainHelp : it->second.first);
+    return 0;
+  }
+  auto it = commands.find(o.command);
+  if (it == commands.end()) return Fail(InvalidArgument("unknown command '" + o.command + "' (commands: dump, run)"));
+  if (o.help) {
+    std::cout << it->second.first;
+    return 0;
+  }
+  s = it->second.second(o);
+  return s.ok() ? 0 : Fail(s);
+}
+
+}  // namespace
+}  // namespace atenaot
+
+int main(int argc, char** argv) { return atenaot::Main(argc, argv); }
