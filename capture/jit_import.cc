@@ -56,7 +56,8 @@ bool IsMetadataQuery(const std::string& name) {
   static const std::unordered_set<std::string> kQueries = {
       "aten::size", "aten::dim", "aten::numel", "aten::stride", "aten::len", "prim::dtype",
       "prim::device", "prim::layout", "aten::is_floating_point", "aten::is_complex", "prim::shape",
-      "aten::sym_size", "aten::sym_numel", "aten::sym_stride", "prim::is_cuda"};
+      "aten::sym_size", "aten::sym_numel", "aten::sym_stride", "prim::is_cuda", "aten::__is__",
+      "aten::__isnot__", "prim::isinstance"};
   return kQueries.count(name) > 0;
 }
 
@@ -195,8 +196,15 @@ class JitImporter {
   Status ImportNode(const jit::Node* n) {
     const jit::Symbol kind = n->kind();
     const std::string kname = kind.toQualString();
-    if (kind == jit::prim::If || kind == jit::prim::Loop)
-      return Unsupported("control flow (" + kname + ") is not supported; trace the model, or remove data-dependent branches");
+    if (kind == jit::prim::Loop)
+      return Unsupported("control flow (prim::Loop) is not supported; trace the model to unroll loops");
+    if (kind == jit::prim::If) return ImportStaticIf(n);
+    if (kind == jit::prim::RaiseException)
+      return InvalidArgument("the model raises an exception on these inputs (a failed shape or argument check)");
+    if (kind == jit::prim::unchecked_cast) {
+      Alias(n->output(), n->input());
+      return Status::Ok();
+    }
     if (kind == jit::prim::CallMethod || kind == jit::prim::CallFunction || kind == jit::prim::GetAttr ||
         kind == jit::prim::SetAttr)
       return Unsupported(kname + " remains in the graph; only frozen, inlined graphs can be imported");
@@ -309,6 +317,20 @@ class JitImporter {
     return Status::Ok();
   }
 
+  // Every non-tensor value is static (FoldStatic rejects data-dependent
+  // scalars), so an If's condition is known for these input shapes: import the
+  // branch taken, as scripted modules' shape checks need. Data-dependent
+  // branches never get here: their condition fails in FoldStatic.
+  Status ImportStaticIf(const jit::Node* n) {
+    const c10::IValue& cond = env_.at(n->input(0));
+    if (!cond.isBool()) return Unsupported("control flow (prim::If) on a non-bool condition");
+    const jit::Block* b = n->blocks()[cond.toBool() ? 0 : 1];
+    for (const jit::Node* inner : b->nodes())
+      AOT_RETURN_IF_ERROR(ImportNode(inner).WithContext("inside the taken branch, " + Describe(inner)));
+    for (size_t k = 0; k < n->outputs().size(); ++k) Alias(n->outputs()[k], b->outputs()[k]);
+    return Status::Ok();
+  }
+
   // Non-tensor results: shape arithmetic and constants fold into literals.
   // Reading tensor *data* into a scalar would freeze one sample's values into
   // the program, so it is rejected.
@@ -316,7 +338,7 @@ class JitImporter {
     for (const jit::Value* in : n->inputs()) {
       if (!in->type()->cast<c10::TensorType>()) continue;
       if (static_tensors_.count(in) || IsMetadataQuery(kname)) continue;
-      return Unsupported("op " + kname + " turns tensor data into a Python scalar (data-dependent); "
+        return Unsupported("op " + kname + " turns tensor data into a Python scalar (data-dependent); "
                          "atenaot compiles only programs whose control values depend on shapes");
     }
     AOT_ASSIGN_OR_RETURN(std::vector<c10::IValue> results, Execute(n));

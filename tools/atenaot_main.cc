@@ -1,12 +1,17 @@
 // atenaot: the command-line driver. Commands:
 //   dump MODEL [--inputs F...] [--stage S] [-o FILE] [--time-passes]
 //   run  MODEL --inputs F... --out-dir DIR [--stage S] [--time-passes] [--print]
-// Every failure prints one line "atenaot: error: ..." to stderr and exits 2.
+//   show F.npy...
+//   compare EXPECTED ACTUAL [--rtol R] [--atol A]
+// Every failure prints one line "atenaot: error: ..." to stderr and exits 2
+// (compare exits 1 when the arrays differ).
 // This translation unit stays free of LibTorch headers; the importers and the
 // interpreter sit behind LibTorch-free interfaces.
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -38,6 +43,8 @@ usage: atenaot <command> [options]
 commands:
   dump   print a model's IR at a pipeline stage
   run    run a model with the reference interpreter and write .npy results
+  show   print .npy files (dtype, shape, first values)
+  compare  compare .npy files pairwise: exact for integers, allclose for floats
   help   show help for a command (atenaot help run), same as <command> --help
 
 MODEL is a TorchScript archive (.pt from torch.jit.trace(...).save), TorchScript
@@ -70,6 +77,21 @@ DIR/input_K.npy for each input after the run, so input mutations are visible.
   --print         also print every output (dtype, shape, first values)
 )";
 
+constexpr char kShowHelp[] = R"(usage: atenaot show F.npy...
+
+Prints each .npy file's dtype, shape and first 16 values.
+)";
+
+constexpr char kCompareHelp[] = R"(usage: atenaot compare EXPECTED ACTUAL [--rtol R] [--atol A]
+
+EXPECTED and ACTUAL are .npy files or directories (then every *.npy in
+EXPECTED is compared with the file of the same name in ACTUAL). Integer and
+bool arrays must be equal; floating-point arrays must satisfy
+|actual - expected| <= atol + rtol * |expected| (defaults rtol=1e-5,
+atol=1e-6, the tests' tolerances; NaN equals NaN). Exit status: 0 equal,
+1 different, 2 error.
+)";
+
 struct Options {
   std::string command;
   std::string model;
@@ -80,6 +102,8 @@ struct Options {
   bool time_passes = false;
   bool print = false;
   bool help = false;
+  std::vector<std::string> positional;  // show / compare operands
+  double rtol = 1e-5, atol = 1e-6;
 };
 
 Status ParseArgs(int argc, char** argv, Options* o) {
@@ -100,7 +124,15 @@ Status ParseArgs(int argc, char** argv, Options* o) {
     else if (a == "-o") { AOT_ASSIGN_OR_RETURN(o->output_file, need_value("-o")); }
     else if (a == "--time-passes") o->time_passes = true;
     else if (a == "--print") o->print = true;
+    else if (a == "--rtol" || a == "--atol") {
+      AOT_ASSIGN_OR_RETURN(std::string v, need_value(a.c_str()));
+      char* end = nullptr;
+      double d = std::strtod(v.c_str(), &end);
+      if (*end || d < 0) return InvalidArgument(a + " needs a non-negative number, got '" + v + "'");
+      (a == "--rtol" ? o->rtol : o->atol) = d;
+    }
     else if (!a.empty() && a[0] == '-') return InvalidArgument("unknown option '" + a + "' for '" + o->command + "'");
+    else if (o->command == "show" || o->command == "compare") o->positional.push_back(a);
     else if (o->model.empty()) o->model = a;
     else return InvalidArgument("unexpected argument '" + a + "'");
   }
@@ -147,24 +179,31 @@ Status MakeDirs(const std::string& dir) {
   return Status::Ok();
 }
 
+// Element k as a double (exact for every integer ATen stores in .npy files
+// up to 2^53, which is what comparisons of test results need).
+bool ElementAsDouble(const NpyArray& a, int64_t k, double* v) {
+  const uint8_t* p = a.data.data() + k * DTypeSize(a.dtype);
+  switch (a.dtype) {
+    case DType::kFloat32: { float f; std::memcpy(&f, p, 4); *v = f; return true; }
+    case DType::kFloat64: std::memcpy(v, p, 8); return true;
+    case DType::kInt64: { int64_t x; std::memcpy(&x, p, 8); *v = static_cast<double>(x); return true; }
+    case DType::kInt32: { int32_t x; std::memcpy(&x, p, 4); *v = x; return true; }
+    case DType::kInt16: { int16_t x; std::memcpy(&x, p, 2); *v = x; return true; }
+    case DType::kBool: case DType::kUInt8: *v = *p; return true;
+    case DType::kInt8: *v = static_cast<int8_t>(*p); return true;
+    default: return false;
+  }
+}
+
 void PrintArray(const std::string& label, const NpyArray& a) {
   std::cout << label << ": " << DTypeName(a.dtype) << "[";
   for (size_t i = 0; i < a.shape.size(); ++i) std::cout << (i ? "," : "") << a.shape[i];
   std::cout << "] =";
   int64_t n = a.numel(), shown = std::min<int64_t>(n, 16);
   for (int64_t k = 0; k < shown; ++k) {
-    const uint8_t* p = a.data.data() + k * DTypeSize(a.dtype);
     double v = 0;
-    switch (a.dtype) {
-      case DType::kFloat32: { float f; std::memcpy(&f, p, 4); v = f; break; }
-      case DType::kFloat64: std::memcpy(&v, p, 8); break;
-      case DType::kInt64: { int64_t x; std::memcpy(&x, p, 8); v = static_cast<double>(x); break; }
-      case DType::kInt32: { int32_t x; std::memcpy(&x, p, 4); v = x; break; }
-      case DType::kBool: case DType::kUInt8: v = *p; break;
-      case DType::kInt8: v = static_cast<int8_t>(*p); break;
-      default: std::cout << " ?"; continue;
-    }
-    std::cout << " " << v;
+    if (ElementAsDouble(a, k, &v)) std::cout << " " << v;
+    else std::cout << " ?";
   }
   if (n > shown) std::cout << " ... (" << n << " values)";
   std::cout << "\n";
@@ -208,6 +247,66 @@ Status Run(const Options& o) {
   return Status::Ok();
 }
 
+Status Show(const Options& o) {
+  if (o.positional.empty()) return InvalidArgument("show needs at least one .npy file");
+  for (const std::string& p : o.positional) {
+    AOT_ASSIGN_OR_RETURN(NpyArray a, ReadNpy(p));
+    PrintArray(p, a);
+  }
+  return Status::Ok();
+}
+
+// Empty when equal, else why not.
+std::string CompareArrays(const NpyArray& e, const NpyArray& a, double rtol, double atol) {
+  if (e.dtype != a.dtype) return std::string("dtype ") + DTypeName(a.dtype) + " != expected " + DTypeName(e.dtype);
+  if (e.shape != a.shape) return "shape differs";
+  bool floating = IsFloatingPoint(e.dtype);
+  double worst = 0;
+  int64_t bad = 0;
+  for (int64_t k = 0; k < e.numel(); ++k) {
+    double x = 0, y = 0;
+    if (!ElementAsDouble(e, k, &x) || !ElementAsDouble(a, k, &y)) return "dtype cannot be compared";
+    if (std::isnan(x) && std::isnan(y)) continue;
+    double diff = std::fabs(y - x);
+    bool ok = floating ? diff <= atol + rtol * std::fabs(x) : x == y;
+    if (!ok) { ++bad; worst = std::max(worst, diff); }
+  }
+  if (bad == 0) return "";
+  std::ostringstream os;
+  os << bad << " of " << e.numel() << " elements differ (max abs diff " << worst << ")";
+  return os.str();
+}
+
+StatusOr<bool> CompareCommand(const Options& o) {
+  if (o.positional.size() != 2) return InvalidArgument("compare needs EXPECTED and ACTUAL");
+  std::vector<std::pair<std::string, std::string>> pairs;
+  struct stat st{};
+  if (stat(o.positional[0].c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    std::vector<std::string> names;
+    for (int k = 0;; ++k) {  // output_K / input_K, the layout atenaot run writes
+      bool any = false;
+      for (const char* stem : {"output_", "input_"}) {
+        std::string n = stem + std::to_string(k) + ".npy";
+        if (stat((o.positional[0] + "/" + n).c_str(), &st) == 0) { names.push_back(n); any = true; }
+      }
+      if (!any) break;
+    }
+    if (names.empty()) return InvalidArgument("no output_K.npy or input_K.npy files in '" + o.positional[0] + "'");
+    for (const std::string& n : names) pairs.push_back({o.positional[0] + "/" + n, o.positional[1] + "/" + n});
+  } else {
+    pairs.push_back({o.positional[0], o.positional[1]});
+  }
+  bool all_equal = true;
+  for (const auto& [ep, ap] : pairs) {
+    AOT_ASSIGN_OR_RETURN(NpyArray e, ReadNpy(ep));
+    AOT_ASSIGN_OR_RETURN(NpyArray a, ReadNpy(ap));
+    std::string why = CompareArrays(e, a, o.rtol, o.atol);
+    std::cout << (why.empty() ? "equal   " : "DIFFERS ") << ap << (why.empty() ? "" : ": " + why) << "\n";
+    all_equal &= why.empty();
+  }
+  return all_equal;
+}
+
 int Fail(const Status& s) {
   std::string m = s.ToString();
   for (char& c : m)
@@ -229,17 +328,26 @@ int Main(int argc, char** argv) {
   Status s = ParseArgs(argc, argv, &o);
   if (!s.ok()) return Fail(s);
   const std::map<std::string, std::pair<const char*, Status (*)(const Options&)>> commands = {
-      {"dump", {kDumpHelp, &Dump}}, {"run", {kRunHelp, &Run}}};
+      {"dump", {kDumpHelp, &Dump}},
+      {"run", {kRunHelp, &Run}},
+      {"show", {kShowHelp, &Show}},
+      {"compare", {kCompareHelp, nullptr}}};
   if (o.command == "help") {
-    auto it = commands.find(o.model);
+    auto it = commands.find(o.positional.empty() ? o.model : o.positional[0]);
     std::cout << (it == commands.end() ? kMainHelp : it->second.first);
     return 0;
   }
   auto it = commands.find(o.command);
-  if (it == commands.end()) return Fail(InvalidArgument("unknown command '" + o.command + "' (commands: dump, run)"));
+  if (it == commands.end())
+    return Fail(InvalidArgument("unknown command '" + o.command + "' (commands: dump, run, show, compare)"));
   if (o.help) {
     std::cout << it->second.first;
     return 0;
+  }
+  if (o.command == "compare") {
+    StatusOr<bool> equal = CompareCommand(o);
+    if (!equal.ok()) return Fail(equal.status());
+    return *equal ? 0 : 1;
   }
   s = it->second.second(o);
   return s.ok() ? 0 : Fail(s);

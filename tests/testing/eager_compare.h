@@ -1,0 +1,21 @@
+// Comparing atenaot results with LibTorch eager: same dtype and shape, then
+// bitwise equality for integer and bool tensors and torch::allclose with
+// rtol=1e-5, atol=1e-6 (equal_nan) for floating-point ones.
+#pragma once
+
+#include <ATen/Tensor.h>
+
+#include <string>
+#include <vector>
+
+namespace atenaot {
+
+constexpr double kRtol = 1e-5;
+constexpr double kAtol = 1e-6;
+
+// Empty when equal; otherwise says how they differ.
+std::string CompareTensors(const at::Tensor& expected, const at::Tensor& actual);
+std::string CompareTensorLists(const std::vector<at::Tensor>& expected, const std::vector<at::Tensor>& actual,
+                               const std::string& what);
+
+}  // namespace atenaot

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs, only when missing, every Debian package atenaot needs to build and
+# test. Idempotent; safe to run on every build. Needs root (or sudo) the first
+# time on a fresh machine.
+set -euo pipefail
+
+packages=(
+  g++                   # the C++17 compiler Bazel drives
+  bazel-bootstrap       # Bazel 4.2.3, offline
+  bazel-rules-java      # @rules_java, a local repository in WORKSPACE
+  bazel-platforms       # @platforms, a local repository in WORKSPACE
+  libtorch-dev          # LibTorch 1.13 (CPU): import, schemas, reference interpreter, tests
+  libgtest-dev          # GoogleTest
+  libbenchmark-dev      # Google Benchmark
+  llvm-14-tools         # FileCheck for the golden IR tests
+  libopenblas0-pthread  # fast BLAS behind LibTorch's libblas.so.3, so eager runs at its best
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
