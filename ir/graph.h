@@ -164,6 +164,8 @@ class Graph {
   // `before` when given). Output names default to fresh numbers.
   Node* CreateNode(const OpInfo* op, std::vector<Arg> args, int num_outputs, Node* before = nullptr);
   void SetListOutput(Node* n, bool v) { n->list_output_ = v; }
+  // Swaps a node's op for one with the same argument list (view -> view_copy).
+  void SetOp(Node* n, const OpInfo* op) { n->op_ = op; }
   // Removes a node whose outputs have no uses.
   void Destroy(Node* n);
   void MoveBefore(Node* n, Node* before);

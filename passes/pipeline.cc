@@ -4,9 +4,20 @@
 #include <cstdio>
 
 #include "ir/verifier.h"
+#include "passes/dce.h"
+#include "passes/functionalize.h"
 
 namespace atenaot {
 namespace {
+
+// Entry points with the registry's signature.
+Status FunctionalizeMutations(Graph& g, const OpTable& ops) { return Functionalize(g, ops, {}); }
+Status FunctionalizeMutationsAndViews(Graph& g, const OpTable& ops) {
+  return Functionalize(g, ops, {.remove_views = true});
+}
+Status NoCheck(const Graph&) { return Status::Ok(); }
+Status CheckNoMutations(const Graph& g) { return CheckFunctional(g, /*no_views=*/false); }
+Status CheckNoMutationsOrViews(const Graph& g) { return CheckFunctional(g, /*no_views=*/true); }
 
 struct StageRow {
   Stage stage;
@@ -17,24 +28,26 @@ struct StageRow {
 const std::vector<StageRow>& StageTable() {
   static const std::vector<StageRow> rows = {
       {Stage::kImport, "import", {}},
-      {Stage::kFunctional, "functional", {"functionalize"}},
-      {Stage::kFunctionalNoViews, "functional-noviews", {"functionalize-noviews"}},
-      {Stage::kReinplaced, "reinplaced", {"functionalize", "reinplace"}},
+      {Stage::kFunctional, "functional", {"functionalize", "dce"}},
+      {Stage::kFunctionalNoViews, "functional-noviews", {"functionalize-noviews", "dce"}},
+      {Stage::kReinplaced, "reinplaced", {"functionalize", "dce", "reinplace"}},
   };
   return rows;
 }
 
 using PassFn = Status (*)(Graph&, const OpTable&);
+using CheckFn = Status (*)(const Graph&);
 
 struct PassRow {
   const char* name;
   PassFn fn;
+  CheckFn ensures;
   const char* summary;
 };
 
 const std::vector<PassRow>& PassTable() {
   static const std::vector<PassRow> rows = {
-#define PASS(cli_name, fn, summary) {cli_name, &fn, summary},
+#define PASS(cli_name, fn, ensures, summary) {cli_name, &fn, &ensures, summary},
 #include "passes/pass_registry.def"
 #undef PASS
   };
@@ -91,8 +104,10 @@ Status RunPipeline(Graph& g, Stage target, const OpTable& ops, const PipelineOpt
   for (const std::string& p : passes) {
     const PassRow* row = FindPass(p);
     AOT_RETURN_IF_ERROR(timed(p, [&] { return row->fn(g, ops); }).WithContext("pass " + p));
-    if (opts.verify_each_pass)
+    if (opts.verify_each_pass) {
       AOT_RETURN_IF_ERROR(timed("verify", [&] { return VerifyGraph(g); }).WithContext("verifier after " + p));
+      AOT_RETURN_IF_ERROR(row->ensures(g).WithContext("postcondition of " + p));
+    }
   }
   return Status::Ok();
 }

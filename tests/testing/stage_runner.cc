@@ -1,0 +1,30 @@
+#include "tests/testing/stage_runner.h"
+
+#include <ATen/ATen.h>
+
+#include "capture/jit_import.h"
+#include "interp/reference_interpreter.h"
+#include "ir/printer.h"
+#include "schema/dispatcher_schemas.h"
+#include "tests/testing/eager_compare.h"
+
+namespace atenaot {
+
+std::string RunProgramAtStage(const SuiteProgram& p, Stage stage) {
+  std::vector<at::Tensor> inputs = p.inputs();
+  auto g = TraceCpp(p.fn, inputs, LiveOpTable());
+  if (!g.ok()) return "import failed: " + g.status().ToString();
+  Status s = RunPipeline(**g, stage, LiveOpTable(), {});
+  if (!s.ok()) return std::string("stage ") + StageName(stage) + " failed: " + s.ToString();
+  std::vector<at::Tensor> eager_in = CloneKeepingAliasing(inputs);
+  std::vector<at::Tensor> eager_out = p.fn(eager_in);
+  std::vector<at::Tensor> ref_in = CloneKeepingAliasing(inputs);
+  auto ref_out = RunReference(**g, ref_in);
+  if (!ref_out.ok()) return "run failed: " + ref_out.status().ToString() + "\n" + PrintGraph(**g);
+  std::string diff = CompareTensorLists(eager_out, *ref_out, "output") +
+                     CompareTensorLists(eager_in, ref_in, "input-after");
+  if (!diff.empty()) diff += "\n" + PrintGraph(**g);
+  return diff;
+}
+
+}  // namespace atenaot
