@@ -69,23 +69,6 @@ std::string TensorMeta::ToString() const {
   return s;
 }
 
-void Node::AddUses() {
-  for (size_t i = 0; i < args_.size(); ++i) {
-    const Arg& a = args_[i];
-    if (a.kind == Arg::Kind::kValue) a.value->uses_.push_back({this, static_cast<int>(i), -1});
-    if (a.kind == Arg::Kind::kValueList)
-      for (size_t k = 0; k < a.list.size(); ++k)
-        if (a.list[k]) a.list[k]->uses_.push_back({this, static_cast<int>(i), static_cast<int>(k)});
-  }
-}
-
-void Node::DropUses() {
-  for (Value* v : InputValues()) {
-    auto& u = v->uses_;
-    u.erase(std::remove_if(u.begin(), u.end(), [this](const Use& x) { return x.user == this; }), u.end());
-  }
-}
-
 std::vector<Value*> Node::InputValues() const {
   std::vector<Value*> vs;
   for (const Arg& a : args_) {
@@ -97,10 +80,50 @@ std::vector<Value*> Node::InputValues() const {
   return vs;
 }
 
-void Node::SetArg(int i, Arg a) {
-  DropUses();
-  args_[static_cast<size_t>(i)] = std::move(a);
-  AddUses();
+void Graph::AddUse(Value* v, const Use& u, int* slot) {
+  *slot = static_cast<int>(v->uses_.size());
+  v->uses_.push_back(u);
+}
+
+// Swap-with-last removal; the moved use's owner learns its new slot.
+void Graph::RemoveUse(Value* v, int slot) {
+  auto& uses = v->uses_;
+  const size_t k = static_cast<size_t>(slot);
+  uses[k] = uses.back();
+  uses.pop_back();
+  if (k == uses.size()) return;
+  const Use& moved = uses[k];
+  if (!moved.user) {
+    output_use_slots_[static_cast<size_t>(moved.arg)] = slot;
+  } else {
+    Arg& a = moved.user->args_[static_cast<size_t>(moved.arg)];
+    if (moved.elem < 0) a.use_slot = slot;
+    else a.list_use_slots[static_cast<size_t>(moved.elem)] = slot;
+  }
+}
+
+void Graph::AddArgUses(Node* n, int i) {
+  Arg& a = n->args_[static_cast<size_t>(i)];
+  if (a.kind == Arg::Kind::kValue) AddUse(a.value, {n, i, -1}, &a.use_slot);
+  if (a.kind == Arg::Kind::kValueList) {
+    a.list_use_slots.assign(a.list.size(), -1);
+    for (size_t k = 0; k < a.list.size(); ++k)
+      if (a.list[k]) AddUse(a.list[k], {n, i, static_cast<int>(k)}, &a.list_use_slots[k]);
+  }
+}
+
+void Graph::DropArgUses(Node* n, int i) {
+  Arg& a = n->args_[static_cast<size_t>(i)];
+  if (a.kind == Arg::Kind::kValue) RemoveUse(a.value, a.use_slot);
+  if (a.kind == Arg::Kind::kValueList)
+    for (size_t k = 0; k < a.list.size(); ++k)
+      if (a.list[k]) RemoveUse(a.list[k], a.list_use_slots[k]);
+}
+
+void Graph::SetArg(Node* n, int i, Arg a) {
+  DropArgUses(n, i);
+  n->args_[static_cast<size_t>(i)] = std::move(a);
+  AddArgUses(n, i);
 }
 
 Value* Graph::NewValue(const std::string& name, ValueKind kind) {
@@ -143,7 +166,7 @@ Node* Graph::CreateNode(const OpInfo* op, std::vector<Arg> args, int num_outputs
     v->output_index_ = i;
     raw->outputs_.push_back(v);
   }
-  raw->AddUses();
+  for (int i = 0; i < static_cast<int>(raw->args_.size()); ++i) AddArgUses(raw, i);
   // Link into the order list.
   if (before) {
     raw->next_ = before;
@@ -172,7 +195,7 @@ void Graph::MoveBefore(Node* n, Node* before) {
 }
 
 void Graph::Destroy(Node* n) {
-  n->DropUses();
+  for (int i = 0; i < static_cast<int>(n->args_.size()); ++i) DropArgUses(n, i);
   if (n->prev_) n->prev_->next_ = n->next_; else head_ = n->next_;
   if (n->next_) n->next_->prev_ = n->prev_; else tail_ = n->prev_;
   n->prev_ = n->next_ = nullptr;
@@ -188,31 +211,34 @@ void Graph::ReplaceAllUsesWith(Value* from, Value* to) {
   for (const Use& u : uses) {
     if (!u.user) {
       outputs_[static_cast<size_t>(u.arg)] = to;
+      AddUse(to, u, &output_use_slots_[static_cast<size_t>(u.arg)]);
     } else {
       Arg& a = u.user->args_[static_cast<size_t>(u.arg)];
-      if (u.elem < 0) a.value = to; else a.list[static_cast<size_t>(u.elem)] = to;
+      if (u.elem < 0) {
+        a.value = to;
+        AddUse(to, u, &a.use_slot);
+      } else {
+        a.list[static_cast<size_t>(u.elem)] = to;
+        AddUse(to, u, &a.list_use_slots[static_cast<size_t>(u.elem)]);
+      }
     }
-    to->uses_.push_back(u);
   }
 }
 
 void Graph::SetOutputs(std::vector<Value*> flat, OutputTree tree) {
-  for (Value* v : outputs_) {
-    auto& u = v->uses_;
-    u.erase(std::remove_if(u.begin(), u.end(), [](const Use& x) { return x.user == nullptr; }), u.end());
-  }
+  for (size_t i = 0; i < outputs_.size(); ++i) RemoveUse(outputs_[i], output_use_slots_[i]);
   outputs_ = std::move(flat);
   output_tree_ = std::move(tree);
-  for (size_t i = 0; i < outputs_.size(); ++i) outputs_[i]->uses_.push_back({nullptr, static_cast<int>(i), -1});
+  output_use_slots_.assign(outputs_.size(), -1);
+  for (size_t i = 0; i < outputs_.size(); ++i)
+    AddUse(outputs_[i], {nullptr, static_cast<int>(i), -1}, &output_use_slots_[i]);
 }
 
 void Graph::SetOutput(int i, Value* v) {
-  Value* old = outputs_[static_cast<size_t>(i)];
-  auto& u = old->uses_;
-  u.erase(std::remove_if(u.begin(), u.end(), [i](const Use& x) { return x.user == nullptr && x.arg == i; }),
-          u.end());
-  outputs_[static_cast<size_t>(i)] = v;
-  v->uses_.push_back({nullptr, i, -1});
+  const size_t k = static_cast<size_t>(i);
+  RemoveUse(outputs_[k], output_use_slots_[k]);
+  outputs_[k] = v;
+  AddUse(v, {nullptr, i, -1}, &output_use_slots_[k]);
 }
 
 void Graph::Renumber() {

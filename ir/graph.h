@@ -90,6 +90,10 @@ struct Arg {
   Value* value = nullptr;
   Literal literal;
   std::vector<Value*> list;
+  // Where this argument's entry sits in the used value's use list, so a use
+  // is removed in O(1) (maintained by Graph; meaningless outside a node).
+  int use_slot = -1;
+  std::vector<int> list_use_slots;
 
   static Arg Of(Value* v) { Arg a; a.kind = Kind::kValue; a.value = v; return a; }
   static Arg Of(Literal l) { Arg a; a.kind = Kind::kLiteral; a.literal = std::move(l); return a; }
@@ -115,15 +119,11 @@ class Node {
   // Position in the graph order; valid after Graph::Renumber().
   int64_t order() const { return order_; }
 
-  // Replaces argument i, keeping use lists right.
-  void SetArg(int i, Arg a);
   // Every tensor value this node reads, in argument order (duplicates kept).
   std::vector<Value*> InputValues() const;
 
  private:
   friend class Graph;
-  void AddUses();
-  void DropUses();
   const OpInfo* op_ = nullptr;
   std::vector<Arg> args_;
   std::vector<Value*> outputs_;
@@ -166,6 +166,8 @@ class Graph {
   void SetListOutput(Node* n, bool v) { n->list_output_ = v; }
   // Swaps a node's op for one with the same argument list (view -> view_copy).
   void SetOp(Node* n, const OpInfo* op) { n->op_ = op; }
+  // Replaces argument i of n, keeping use lists right (O(1) per value).
+  void SetArg(Node* n, int i, Arg a);
   // Removes a node whose outputs have no uses.
   void Destroy(Node* n);
   void MoveBefore(Node* n, Node* before);
@@ -211,6 +213,11 @@ class Graph {
 
  private:
   Value* NewValue(const std::string& name, ValueKind kind);
+  void AddArgUses(Node* n, int i);
+  void DropArgUses(Node* n, int i);
+  void AddUse(Value* v, const Use& u, int* slot);
+  void RemoveUse(Value* v, int slot);
+  std::vector<int> output_use_slots_;
   std::string name_ = "forward";
   std::vector<std::unique_ptr<Value>> values_;
   std::vector<std::unique_ptr<Node>> nodes_;

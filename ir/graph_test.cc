@@ -49,7 +49,7 @@ TEST(Graph, BuildReplaceAndDestroy) {
   Node* c = g.CreateNode(t.Find("aten::neg"), {Arg::Of(a->output())}, 1, b);
   c->output()->mutable_meta() = Meta({2}, 3);
   EXPECT_EQ(c->next(), b);
-  b->SetArg(1, Arg::Of(c->output()));
+  g.SetArg(b, 1, Arg::Of(c->output()));
   EXPECT_EQ(a->output()->uses().size(), 2u);  // b arg 0 and c
   g.ReplaceAllUsesWith(b->output(), c->output());
   EXPECT_EQ(g.outputs()[0], c->output());

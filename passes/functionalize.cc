@@ -1,6 +1,7 @@
 #include "passes/functionalize.h"
 
 #include <algorithm>
+#include <deque>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -76,6 +77,28 @@ struct RootState {
   std::string no_write_reason;  // set when writes cannot be expressed (aliasing inputs)
 };
 
+// Per-value state indexed by Value::id(); a deque so references stay valid
+// while passes create values (which grows it).
+template <typename T>
+class ValueMap {
+ public:
+  T& operator[](const Value* v) {
+    const size_t k = static_cast<size_t>(v->id());
+    if (k >= items_.size()) { items_.resize(k + 1); present_.resize(k + 1, false); }
+    present_[k] = true;
+    return items_[k];
+  }
+  bool contains(const Value* v) const {
+    const size_t k = static_cast<size_t>(v->id());
+    return k < present_.size() && present_[k];
+  }
+  const T& at(const Value* v) const { return items_[static_cast<size_t>(v->id())]; }
+
+ private:
+  std::deque<T> items_;
+  std::vector<bool> present_;
+};
+
 bool DenseNonOverlapping(const TensorMeta& m) {
   return !m.HasInternalOverlap() && m.SpanBytes() == m.numel() * DTypeSize(m.dtype);
 }
@@ -112,7 +135,7 @@ class Functionalizer {
       g_.SetOutput(static_cast<int>(k), v);
     }
     for (Value* in : g_.inputs()) {
-      if (!roots_.count(in) || !roots_[in].mutated) continue;
+      if (!roots_.contains(in) || !roots_[in].mutated) continue;
       Node* c = g_.CreateNode(copy_, {Arg::Of(in), Arg::Of(roots_[in].current), Arg::Of(Literal::Bool(false))}, 1);
       c->output()->mutable_meta() = in->meta();
     }
@@ -164,7 +187,7 @@ class Functionalizer {
     for (Value* in : g_.inputs()) by_storage[in->meta().storage].push_back(in);
     for (Value* in : g_.inputs()) {
       auto& group = by_storage[in->meta().storage];
-      if (recs_.count(in)) continue;
+      if (recs_.contains(in)) continue;
       if (group.size() == 1) {
         NewRoot(in);
         roots_[in].is_input = true;
@@ -206,11 +229,7 @@ class Functionalizer {
 
   // In-place results alias their target exactly: reads and writes go to it.
   Value* Canonical(Value* v) {
-    auto it = alias_of_.find(v);
-    while (it != alias_of_.end()) {
-      v = it->second;
-      it = alias_of_.find(v);
-    }
+    while (alias_of_.contains(v)) v = alias_of_.at(v);
     return v;
   }
 
@@ -227,9 +246,8 @@ class Functionalizer {
   // The value `v` holds now, regenerating views of updated roots.
   StatusOr<Value*> Current(Value* v) {
     v = Canonical(v);
-    auto it = recs_.find(v);
-    if (it == recs_.end()) return Internal("no alias record for %" + v->name());
-    AliasRec& r = it->second;
+    if (!recs_.contains(v)) return Internal("no alias record for %" + v->name());
+    AliasRec& r = recs_[v];
     RootState& root = roots_[r.root];
     if (!r.parent) return root.current;
     if (r.memo && r.memo_version == root.version) return r.memo;
@@ -323,6 +341,17 @@ class Functionalizer {
       for (Value*& v : a->list)
         if (v) { AOT_ASSIGN_OR_RETURN(v, Current(v)); }
     }
+    return Status::Ok();
+  }
+
+  // Points argument i of n at current values; touches use lists only when
+  // something changed (inputs read by every node must stay O(1) per node).
+  Status RewireNodeArg(Node* n, int i) {
+    const Arg& old = n->args()[static_cast<size_t>(i)];
+    if (old.kind == Arg::Kind::kLiteral) return Status::Ok();
+    Arg a = old;
+    AOT_RETURN_IF_ERROR(RewireArg(&a));
+    if (a.value != old.value || a.list != old.list) g_.SetArg(n, i, std::move(a));
     return Status::Ok();
   }
 
@@ -524,13 +553,10 @@ class Functionalizer {
     const int64_t version = roots_[parent_rec.root].version;
     if (!opts_.remove_views) {
       // Keep the node, reading the current parent.
-      if (p != n->input(j)) n->SetArg(j, Arg::Of(p));
+      if (p != n->input(j)) g_.SetArg(n, j, Arg::Of(p));
       for (int i = 0; i < static_cast<int>(n->args().size()); ++i) {
         if (i == j) continue;
-        Arg a = n->args()[static_cast<size_t>(i)];
-        if (a.kind == Arg::Kind::kLiteral) continue;
-        AOT_RETURN_IF_ERROR(RewireArg(&a));
-        n->SetArg(i, a);
+        AOT_RETURN_IF_ERROR(RewireNodeArg(n, i));
       }
       for (Value* o : n->outputs()) {
         // Capture storage ids still decide aliasing for later nodes; relabel at the end.
@@ -662,12 +688,7 @@ class Functionalizer {
   }
 
   Status HandleFunctional(Node* n) {
-    for (int i = 0; i < static_cast<int>(n->args().size()); ++i) {
-      Arg a = n->args()[static_cast<size_t>(i)];
-      if (a.kind == Arg::Kind::kLiteral) continue;
-      AOT_RETURN_IF_ERROR(RewireArg(&a));
-      n->SetArg(i, a);
-    }
+    for (int i = 0; i < static_cast<int>(n->args().size()); ++i) AOT_RETURN_IF_ERROR(RewireNodeArg(n, i));
     for (Value* o : n->outputs()) NewRoot(o);
     if (opts_.remove_views && n->op().IsView()) return ReplaceCopyingView(n);
     return Status::Ok();
@@ -708,9 +729,9 @@ class Functionalizer {
   const OpTable& ops_;
   FunctionalizeOptions opts_;
   Node* insert_before_ = nullptr;
-  std::unordered_map<Value*, AliasRec> recs_;
-  std::unordered_map<Value*, RootState> roots_;
-  std::unordered_map<Value*, Value*> alias_of_;
+  ValueMap<AliasRec> recs_;
+  ValueMap<RootState> roots_;
+  ValueMap<Value*> alias_of_;
   std::vector<ViewStep> steps_;
   std::vector<Node*> doomed_;
   std::vector<std::pair<Value*, Value*>> relabel_;  // kept view -> the parent it now reads

@@ -1,6 +1,7 @@
 // Every committed fixture, imported from its TorchScript archive (and from its
 // TorchScript IR text where it has one) and run at stage `import` with the
-// reference interpreter, equals eager PyTorch: the outputs and the inputs
+// reference interpreter, equals eager PyTorch (and so does every later
+// pipeline stage): the outputs and the inputs
 // after the run, against both the Python eager results stored with the
 // fixture and LibTorch running the TorchScript module on the same inputs.
 // The imported IR also round-trips through the text format exactly.
@@ -20,6 +21,7 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "ir/weights_file.h"
+#include "passes/pipeline.h"
 #include "schema/dispatcher_schemas.h"
 #include "tests/testing/eager_compare.h"
 
@@ -126,6 +128,16 @@ TEST_P(FixtureTest, TorchScriptTextImportRunsLikeEager) {
   ASSERT_EQ((*typed)->inputs().size(), (*g)->inputs().size());
   for (size_t i = 0; i < (*g)->inputs().size(); ++i)
     EXPECT_EQ((*typed)->inputs()[i]->meta(), (*g)->inputs()[i]->meta());
+}
+
+TEST_P(FixtureTest, EveryStageRunsLikeEager) {
+  for (Stage stage : {Stage::kFunctional, Stage::kFunctionalNoViews}) {
+    auto g = LoadModel((dir() / "model.pt").string(), inputs(), LiveOpTable());
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    Status s = RunPipeline(**g, stage, LiveOpTable(), {});
+    ASSERT_TRUE(s.ok()) << StageName(stage) << ": " << s.ToString();
+    ExpectMatchesEager(**g, StageName(stage));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(FixtureNames()),

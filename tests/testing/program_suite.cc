@@ -19,10 +19,29 @@ std::function<Ts()> Randn(uint64_t seed, std::vector<std::vector<int64_t>> shape
   };
 }
 
+// Seeded inputs of any dtypes: make runs after at::manual_seed(seed).
+std::function<Ts()> Seeded(uint64_t seed, std::function<Ts()> make) {
+  return [seed, make] {
+    at::manual_seed(seed);
+    return make();
+  };
+}
+
+// An index list for index_put_ (nullopt stands for a full slice).
+c10::List<c10::optional<at::Tensor>> Idx(std::initializer_list<c10::optional<at::Tensor>> ts) {
+  c10::List<c10::optional<at::Tensor>> l;
+  for (const auto& t : ts) l.push_back(t);
+  return l;
+}
+
 std::vector<SuiteProgram> Build() {
   std::vector<SuiteProgram> ps;
   auto add = [&](std::string name, CppProgram fn, std::function<Ts()> inputs) {
-    ps.push_back({std::move(name), std::move(fn), std::move(inputs)});
+    ps.push_back({std::move(name), std::move(fn), std::move(inputs), ""});
+  };
+  // Programs whose writes cannot be expressed functionally: refused, not miscompiled.
+  auto reject = [&](std::string name, std::string why, CppProgram fn, std::function<Ts()> inputs) {
+    ps.push_back({std::move(name), std::move(fn), std::move(inputs), std::move(why)});
   };
 
   // The seed texts' examples.
@@ -69,6 +88,932 @@ std::vector<SuiteProgram> Build() {
         return {b};
       },
       Randn(12, {{5, 3}}));
+
+  // ---------------------------------------------------------------------
+  // Views of views, then reads.
+  add("view_chain_transpose_unsqueeze_select_slice_read",
+      [](const Ts& in) -> Ts {
+        T v = in[0].t().unsqueeze(0).select(2, 1).slice(1, 1, 4);
+        return {v * 2, v.sum()};
+      },
+      Randn(100, {{3, 4}}));
+  add("view_chain_view_permute_diagonal_read",
+      [](const Ts& in) -> Ts {
+        T d = in[0].view({6, 4}).permute({1, 0}).diagonal(1);
+        return {d + 1, d};
+      },
+      Randn(101, {{2, 3, 4}}));
+  add("view_chain_four_deep_of_intermediate_read",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 3;
+        T v = b.view({2, 12}).slice(1, 2, 10, 2).t().narrow(0, 1, 3);
+        return {v.exp(), v};
+      },
+      Randn(102, {{4, 6}}));
+  add("view_chain_diagonal_of_diagonal_write",
+      [](const Ts& in) -> Ts {
+        T b = in[0] + 0;
+        b.diagonal(0, 0, 1).diagonal().fill_(5);
+        return {b};
+      },
+      Randn(103, {{3, 3, 3}}));
+  add("sibling_views_see_write_through_select",
+      [](const Ts& in) -> Ts {
+        T b = in[0] + 0;
+        T v1 = b.t();
+        T v2 = b.select(0, 1);
+        T v3 = b.view({-1});
+        T v4 = b.slice(1, 1, 3);
+        T before = v3.sum();
+        v2.mul_(10);
+        return {before, v1 * 1, v3 * 1, v4 * 1, b};
+      },
+      Randn(104, {{3, 4}}));
+  add("sibling_views_read_before_and_after_write",
+      [](const Ts& in) -> Ts {
+        T b = in[0].clone();
+        T diag = b.diagonal();
+        T top = b.narrow(0, 0, 2);
+        T r0 = diag * 1;
+        top.add_(1);
+        T r1 = diag * 1;
+        return {r0, r1, top, b};
+      },
+      Randn(105, {{4, 4}}));
+  add("view_taken_before_base_writes",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T v = b.t().select(0, 2);
+        b.add_(5);
+        b.mul_(2);
+        return {v + 0, v};
+      },
+      Randn(106, {{3, 4}}));
+  add("expand_read_after_base_write",
+      [](const Ts& in) -> Ts {
+        T b = in[1] * 1;
+        T e = b.unsqueeze(0).expand({3, 4});
+        T r0 = e + in[0];
+        b.sub_(1);
+        return {r0, e + in[0], e.sum(0)};
+      },
+      Randn(107, {{3, 4}, {4}}));
+  add("expand_of_input_read_only",
+      [](const Ts& in) -> Ts {
+        T e = in[1].expand({2, 3, 4});
+        T f = in[0].unsqueeze(1).expand_as(e);
+        return {(e * f).sum(1), e};
+      },
+      Randn(108, {{2, 4}, {3, 4}}));
+  add("unfold_overlapping_view_read_after_write",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T w = b.unfold(0, 3, 1);
+        b.narrow(0, 2, 1).fill_(9);
+        return {w * 1, w.sum(1)};
+      },
+      Randn(109, {{6}}));
+
+  // ---------------------------------------------------------------------
+  // One in-place op through each view kind.
+  add("add_through_t",
+      [](const Ts& in) -> Ts {
+        T b = in[0] + 1;
+        b.t().add_(in[1]);
+        return {b};
+      },
+      Randn(110, {{3, 4}, {4, 3}}));
+  add("sub_through_diagonal_offset_dims",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.diagonal(1, 0, 2).sub_(in[1]);
+        return {b};
+      },
+      Randn(111, {{2, 3, 4}, {3, 2}}));
+  add("relu_through_diagonal_negative_offset",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.diagonal(-1).relu_();
+        return {b, b.diagonal(-1)};
+      },
+      Randn(112, {{4, 4}}));
+  add("div_through_select_negative_index",
+      [](const Ts& in) -> Ts {
+        T b = in[0].clone();
+        b.select(0, -1).div_(in[1]);
+        b.select(1, -2).div_(2.5);
+        return {b};
+      },
+      Seeded(113, [] { return Ts{at::randn({3, 4}), at::rand({4}) + 1}; }));
+  add("fill_through_slice_step_negative_start",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 2;
+        b.slice(0, -5, c10::nullopt, 2).fill_(1.5);
+        return {b};
+      },
+      Randn(114, {{6, 3}}));
+  add("clamp_through_slice_step",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 3;
+        b.slice(1, 1, 6, 2).clamp_(-0.5, 0.5);
+        return {b};
+      },
+      Randn(115, {{4, 6}}));
+  add("clamp_min_through_permute_select",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.permute({1, 2, 0}).select(0, 1).clamp_min_(0);
+        return {b};
+      },
+      Randn(116, {{2, 3, 4}}));
+  add("mul_through_unsqueeze",
+      [](const Ts& in) -> Ts {
+        T b = in[0] + 0;
+        b.unsqueeze(1).mul_(in[1]);
+        return {b};
+      },
+      Randn(117, {{3, 4}, {4}}));
+  add("zero_through_squeeze_all",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.squeeze().select(1, 2).zero_();
+        return {b};
+      },
+      Randn(118, {{1, 3, 1, 4}}));
+  add("fill_through_squeeze_dim",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.squeeze(1).narrow(1, 0, 2).fill_(-1);
+        return {b, b.squeeze(1)};
+      },
+      Randn(119, {{3, 1, 4}}));
+  add("add_through_view_select",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.view({3, 4}).select(1, 0).add_(100);
+        return {b};
+      },
+      Randn(120, {{2, 6}}));
+  add("mul_through_reshape_that_is_a_view",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.reshape({4, 3}).slice(0, 1, 3).mul_(-1);
+        return {b};
+      },
+      Randn(121, {{2, 6}}));
+  add("reshape_copy_write_does_not_alias",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T c = b.t().reshape({-1});
+        c.add_(1);
+        return {b, c};
+      },
+      Randn(122, {{2, 3}}));
+  add("fill_through_reshape_of_input",
+      [](const Ts& in) -> Ts {
+        in[0].reshape({-1}).narrow(0, 0, 3).fill_(0);
+        return {in[0] * 1};
+      },
+      Randn(123, {{2, 4}}));
+  add("add_through_as_strided_intermediate",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.as_strided({2, 2}, {4, 1}, 5).add_(1);
+        return {b};
+      },
+      Randn(124, {{4, 4}}));
+  add("mul_through_as_strided_input",
+      [](const Ts& in) -> Ts {
+        in[0].as_strided({3}, {5}, 0).mul_(2);
+        return {in[0].sum()};
+      },
+      Randn(125, {{4, 4}}));
+  add("write_into_split_piece",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        auto ps = b.split(2, 0);
+        ps[1].mul_(3);
+        return {b, ps[0] + ps[2]};
+      },
+      Randn(126, {{6, 2}}));
+  add("split_with_sizes_zero_piece_then_math",
+      [](const Ts& in) -> Ts {
+        T b = in[0] + 1;
+        auto ps = b.split({2, 3}, 1);
+        ps[0].zero_();
+        return {b, ps[1].sum(1), ps[0]};
+      },
+      Randn(127, {{3, 5}}));
+  add("copy_through_unbind",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        auto rows = b.unbind(0);
+        rows[1].copy_(in[1]);
+        return {b, rows[2] * rows[1]};
+      },
+      Randn(128, {{3, 4}, {4}}));
+  add("masked_fill_through_chunk",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        auto cs = b.chunk(3, 1);
+        cs[2].masked_fill_(in[1], 0.0);
+        return {b, cs[0]};
+      },
+      Seeded(129, [] { return Ts{at::randn({4, 6}), at::randn({4, 2}) > 0}; }));
+  add("sub_through_narrow",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.narrow(1, 2, 3).sub_(in[1]);
+        return {b};
+      },
+      Randn(130, {{4, 5}, {4, 3}}));
+  add("index_put_through_flatten",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.flatten().index_put_(Idx({in[1]}), in[2]);
+        return {b};
+      },
+      Seeded(131, [] {
+        return Ts{at::randn({2, 3, 4}), at::tensor(std::vector<int64_t>{5, 0, 17}), at::randn({3})};
+      }));
+  add("flatten_copy_write_does_not_alias",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T f = b.t().flatten();
+        f.zero_();
+        return {b, f};
+      },
+      Randn(132, {{3, 4}}));
+  add("add_through_unflatten",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.unflatten(1, {2, 3}).select(2, 1).add_(1);
+        return {b};
+      },
+      Randn(133, {{2, 6}}));
+  add("mul_through_view_as",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.view_as(in[1]).mul_(in[1]);
+        return {b};
+      },
+      Randn(134, {{12}, {3, 4}}));
+  add("relu_through_transpose_of_input",
+      [](const Ts& in) -> Ts {
+        in[0].transpose(0, 1).narrow(0, 0, 2).relu_();
+        return {in[0] * 1};
+      },
+      Randn(135, {{3, 4}}));
+  add("masked_fill_through_transpose",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.transpose(0, 1).masked_fill_(in[1], -2.0);
+        return {b};
+      },
+      Seeded(136, [] { return Ts{at::randn({3, 4}), at::randn({4, 3}) > 0}; }));
+  add("add_through_movedim_select",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.movedim(0, 2).select(0, 1).add_(in[1]);
+        return {b};
+      },
+      Randn(137, {{2, 3, 4}, {4, 2}}));
+
+  // ---------------------------------------------------------------------
+  // Writes to an intermediate through nested views.
+  add("nested_view_write_read_base_view_siblings",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T v = b.t()[1].view({-1});
+        T sib = b.t()[2];
+        T row = b.select(0, 1);
+        v.slice(0, 0, 2).add_(1);
+        return {b, v, sib * 1, row * 1};
+      },
+      Randn(140, {{3, 4}}));
+  add("nested_write_through_input_views",
+      [](const Ts& in) -> Ts {
+        in[0].t().select(0, -1).narrow(0, 1, 2).mul_(0.5);
+        return {in[0].sum(0)};
+      },
+      Randn(141, {{4, 3}}));
+  add("nested_write_view_then_base_then_view",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T v = b.slice(0, 1, 3).slice(1, 1, 3);
+        v.fill_(0);
+        b.add_(1);
+        v.mul_(2);
+        return {b, v};
+      },
+      Randn(142, {{4, 4}}));
+  add("nested_views_of_permute_unsqueeze_write",
+      [](const Ts& in) -> Ts {
+        T b = in[0] - 2;
+        T v = b.permute({2, 0, 1}).unsqueeze(1).select(0, 3).squeeze(0);
+        v.select(1, 2).sub_(in[1]);
+        return {b, v * 1};
+      },
+      Randn(143, {{2, 3, 4}, {2}}));
+
+  // ---------------------------------------------------------------------
+  // index_put_.
+  add("index_put_unique_indices",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.index_put_(Idx({in[1]}), in[2]);
+        return {b};
+      },
+      Seeded(150, [] { return Ts{at::randn({5, 3}), at::tensor(std::vector<int64_t>{4, 0, 2}), at::randn({3, 3})}; }));
+  add("index_put_accumulate_repeated_traced_indices",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T idx = at::arange(6).remainder(3);
+        b.index_put_(Idx({idx}), in[1], /*accumulate=*/true);
+        return {b};
+      },
+      Randn(151, {{4, 3}, {6, 3}}));
+  add("index_put_accumulate_repeated_on_input",
+      [](const Ts& in) -> Ts {
+        in[0].index_put_(Idx({in[1]}), in[2], /*accumulate=*/true);
+        return {in[0]};
+      },
+      Seeded(152, [] { return Ts{at::randn({5}), at::tensor(std::vector<int64_t>{1, 1, 3, 1}), at::randn({4})}; }));
+  add("index_put_bool_mask_traced",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T m = in[0] > 0.3;
+        b.index_put_(Idx({m}), in[1]);
+        return {b};
+      },
+      Seeded(153, [] { return Ts{at::randn({3, 4}), at::randn({})}; }));
+  add("index_put_bool_mask_input",
+      [](const Ts& in) -> Ts {
+        in[0].index_put_(Idx({in[1]}), in[2]);
+        return {in[0] + 1};
+      },
+      Seeded(154, [] { return Ts{at::randn({3, 4}), at::randn({3}) > 0, at::randn({4})}; }));
+  add("index_put_none_first_index",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.index_put_(Idx({c10::nullopt, in[1]}), in[2]);
+        return {b};
+      },
+      Seeded(155, [] { return Ts{at::randn({3, 5}), at::tensor(std::vector<int64_t>{0, 3}), at::randn({3, 2})}; }));
+  add("index_put_two_index_tensors",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.index_put_(Idx({in[1], in[2]}), in[3]);
+        return {b, b.diagonal()};
+      },
+      Seeded(156, [] {
+        return Ts{at::randn({4, 4}), at::tensor(std::vector<int64_t>{0, 1, 3}),
+                  at::tensor(std::vector<int64_t>{2, 2, 0}), at::randn({3})};
+      }));
+  add("index_put_through_transposed_view",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.view({3, 4}).t().index_put_(Idx({in[1]}), in[2]);
+        return {b};
+      },
+      Seeded(157, [] { return Ts{at::randn({2, 6}), at::tensor(std::vector<int64_t>{1, 3}), at::randn({2, 3})}; }));
+
+  // ---------------------------------------------------------------------
+  // masked_fill_.
+  add("masked_fill_scalar_on_intermediate",
+      [](const Ts& in) -> Ts {
+        T b = in[0].sin();
+        b.masked_fill_(in[1], 1.0);
+        return {b, b.sum()};
+      },
+      Seeded(160, [] { return Ts{at::randn({3, 4}), at::randn({3, 4}) > 0}; }));
+  add("masked_fill_zero_dim_tensor_value_on_input",
+      [](const Ts& in) -> Ts {
+        in[0].masked_fill_(in[1], in[2]);
+        return {in[0]};
+      },
+      Seeded(161, [] { return Ts{at::randn({3, 4}), at::randn({3, 4}) > 0, at::randn({})}; }));
+  add("masked_fill_broadcast_traced_mask",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.masked_fill_(in[1] > 0, -1);
+        return {b};
+      },
+      Randn(162, {{3, 4}, {4}}));
+
+  // ---------------------------------------------------------------------
+  // copy_.
+  add("copy_broadcast_row",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.copy_(in[1]);
+        return {b, b + 1};
+      },
+      Randn(170, {{3, 4}, {4}}));
+  add("copy_float_from_int64",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.copy_(in[1]);
+        return {b};
+      },
+      Seeded(171, [] { return Ts{at::randn({3, 4}), at::randint(-5, 5, {3, 4}, at::kLong)}; }));
+  add("copy_into_double_input_from_float",
+      [](const Ts& in) -> Ts {
+        in[0].copy_(in[1] * 3);
+        return {in[0] * 2};
+      },
+      Seeded(172, [] { return Ts{at::randn({3, 4}, at::kDouble), at::randn({3, 4})}; }));
+  add("copy_int32_from_float",
+      [](const Ts& in) -> Ts {
+        T b = at::zeros({2, 3}, at::kInt);
+        b.copy_(in[0] * 3);
+        return {b, b + 1};
+      },
+      Randn(173, {{2, 3}}));
+  add("copy_into_strided_slice_of_intermediate",
+      [](const Ts& in) -> Ts {
+        T b = in[0].exp();
+        b.slice(0, 1, 3).slice(1, 0, 4, 2).copy_(in[1]);
+        return {b};
+      },
+      Randn(174, {{4, 4}, {2, 2}}));
+  add("copy_into_input",
+      [](const Ts& in) -> Ts {
+        in[0].copy_(in[1] * 2);
+        return {in[0] + 1};
+      },
+      Randn(175, {{3, 4}, {3, 4}}));
+  add("copy_broadcast_into_input_narrow",
+      [](const Ts& in) -> Ts {
+        in[0].narrow(0, 1, 2).copy_(in[1]);
+        return {in[0].sum(1)};
+      },
+      Randn(176, {{4, 4}, {4}}));
+
+  // ---------------------------------------------------------------------
+  // zero_ / fill_ on inputs and views of inputs.
+  add("zero_input",
+      [](const Ts& in) -> Ts {
+        in[0].zero_();
+        return {in[1] + in[0]};
+      },
+      Randn(180, {{3, 4}, {3, 4}}));
+  add("fill_and_zero_views_of_input_return_view",
+      [](const Ts& in) -> Ts {
+        in[0].select(1, 2).fill_(3.0);
+        in[0].diagonal().zero_();
+        return {in[0].t()};
+      },
+      Randn(181, {{4, 4}}));
+  add("fill_with_zero_dim_tensor_through_slice",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.slice(1, 0, 2).fill_(in[1]);
+        return {b};
+      },
+      Randn(182, {{3, 4}, {}}));
+
+  // ---------------------------------------------------------------------
+  // Comparison in-place ops (result dtype of the functional op differs) and
+  // type-promoting in-place ops.
+  add("ge_inplace_tensor",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.ge_(in[1]);
+        return {b, b + 1};
+      },
+      Randn(190, {{3, 4}, {3, 4}}));
+  add("lt_scalar_inplace_through_transpose",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.t().narrow(0, 1, 2).lt_(0.5);
+        return {b};
+      },
+      Randn(191, {{3, 4}}));
+  add("eq_inplace_partially_equal",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T y = in[0].clone();
+        y.narrow(0, 0, 1).add_(1);
+        b.eq_(y);
+        return {b, y};
+      },
+      Randn(192, {{3, 4}}));
+  add("lt_inplace_int64_input",
+      [](const Ts& in) -> Ts {
+        in[0].lt_(in[1]);
+        return {in[0], in[0] * 3};
+      },
+      Seeded(193, [] {
+        return Ts{at::randint(-3, 4, {3, 4}, at::kLong), at::randint(-3, 4, {3, 4}, at::kLong)};
+      }));
+  add("add_double_zero_dim_to_float",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.add_(in[1]);
+        in[0].add_(in[1], 2);
+        return {b};
+      },
+      Seeded(194, [] { return Ts{at::randn({3, 4}), at::randn({}, at::kDouble)}; }));
+  add("mul_float_by_int64_tensor",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.mul_(in[1]);
+        return {b};
+      },
+      Seeded(195, [] { return Ts{at::randn({3, 4}), at::randint(-3, 4, {3, 4}, at::kLong)}; }));
+  add("div_float_by_int64_tensor_through_view",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.t().div_(in[1]);
+        return {b};
+      },
+      Seeded(196, [] { return Ts{at::randn({3, 4}), at::randint(1, 5, {4, 3}, at::kLong)}; }));
+  add("add_int64_input_by_int32",
+      [](const Ts& in) -> Ts {
+        in[0].add_(in[1]);
+        return {in[0], in[0] * 2};
+      },
+      Seeded(197, [] {
+        return Ts{at::randint(-10, 10, {3, 4}, at::kLong), at::randint(-10, 10, {3, 4}, at::kInt)};
+      }));
+
+  // ---------------------------------------------------------------------
+  // Multi-output ops.
+  add("max_dim_values_and_indices",
+      [](const Ts& in) -> Ts {
+        auto [v, i] = in[0].max(1);
+        return {v * 2, i, v + i.to(at::kFloat)};
+      },
+      Randn(200, {{3, 5}}));
+  add("min_dim_keepdim_then_subtract",
+      [](const Ts& in) -> Ts {
+        auto [v, i] = in[0].min(0, /*keepdim=*/true);
+        return {in[0] - v, i};
+      },
+      Randn(201, {{4, 3}}));
+  add("topk_then_math",
+      [](const Ts& in) -> Ts {
+        auto [v, i] = in[0].topk(2, 1);
+        return {v.sum(1), i, v * in[0].narrow(1, 0, 2)};
+      },
+      Randn(202, {{3, 5}}));
+  add("sort_descending_then_write_values",
+      [](const Ts& in) -> Ts {
+        auto [v, i] = in[0].sort(1, /*descending=*/true);
+        v.select(1, 0).zero_();
+        return {v, i};
+      },
+      Randn(203, {{3, 4}}));
+  add("split_pieces_used_in_math",
+      [](const Ts& in) -> Ts {
+        auto ps = in[0].split(2, 1);
+        return {ps[0] * ps[1] + ps[2]};
+      },
+      Randn(204, {{3, 6}}));
+  add("unbind_pieces_used_in_math",
+      [](const Ts& in) -> Ts {
+        auto rs = in[0].unbind(1);
+        return {rs[0] + rs[1] * rs[2]};
+      },
+      Randn(205, {{4, 3}}));
+  add("chunk_write_piece_from_sibling_piece",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        auto cs = b.chunk(2, 0);
+        cs[0].add_(cs[1]);
+        return {b, cs[0]};
+      },
+      Randn(206, {{4, 3}}));
+  add("max_dim_of_mutated_intermediate",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.select(1, 0).fill_(10);
+        auto [v, i] = b.max(1);
+        v.add_(1);
+        return {v, i, b};
+      },
+      Randn(207, {{3, 4}}));
+
+  // ---------------------------------------------------------------------
+  // In-place on inputs; outputs aliasing inputs and each other.
+  add("several_mutations_of_same_input",
+      [](const Ts& in) -> Ts {
+        in[0].add_(1);
+        in[0].mul_(in[1]);
+        in[0].t()[0].zero_();
+        in[0].clamp_(-1, 1);
+        return {in[0].sum()};
+      },
+      Randn(210, {{3, 4}, {3, 4}}));
+  add("mutate_input_and_return_it",
+      [](const Ts& in) -> Ts {
+        in[0].mul_(2);
+        return {in[0]};
+      },
+      Randn(211, {{3, 4}}));
+  add("return_views_of_mutated_input",
+      [](const Ts& in) -> Ts {
+        in[0].add_(in[1]);
+        return {in[0].t(), in[0].select(0, 1)};
+      },
+      Randn(212, {{3, 4}, {3, 4}}));
+  add("return_same_tensor_twice",
+      [](const Ts& in) -> Ts {
+        T b = in[0] + 1;
+        b.narrow(0, 0, 1).add_(1);
+        return {b, b};
+      },
+      Randn(213, {{3, 4}}));
+  add("outputs_alias_each_other",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.narrow(0, 0, 1).add_(1);
+        return {b, b.view({-1}), b.t()};
+      },
+      Randn(214, {{3, 4}}));
+  add("outputs_alias_mutated_input",
+      [](const Ts& in) -> Ts {
+        in[0].sub_(1);
+        return {in[0], in[0].view({-1})};
+      },
+      Randn(215, {{3, 4}}));
+  add("mutate_other_input_through_view_not_returned",
+      [](const Ts& in) -> Ts {
+        in[1].t().mul_(in[0].t());
+        return {in[0] * 1};
+      },
+      Randn(216, {{3, 4}, {3, 4}}));
+  add("output_is_unmutated_view_of_input",
+      [](const Ts& in) -> Ts {
+        return {in[0].view({-1}), in[0].select(0, 0)};
+      },
+      Randn(217, {{3, 4}}));
+
+  // ---------------------------------------------------------------------
+  // Inputs that alias each other.
+  add("aliasing_inputs_row_of_base",
+      [](const Ts& in) -> Ts {
+        in[1].add_(10);
+        return {in[0] * 1};
+      },
+      Seeded(220, [] {
+        T base = at::randn({3, 4});
+        return Ts{base, base.select(0, 1)};
+      }));
+  add("aliasing_inputs_flat_view_and_base",
+      [](const Ts& in) -> Ts {
+        in[0].narrow(0, 2, 3).mul_(-1);
+        return {in[1].sum(0), in[0]};
+      },
+      Seeded(221, [] {
+        T base = at::randn({3, 4});
+        return Ts{base.view({-1}), base};
+      }));
+  add("aliasing_inputs_partial_overlap_read_only",
+      [](const Ts& in) -> Ts {
+        return {in[0] + in[1], in[0].matmul(in[1].t())};
+      },
+      Seeded(222, [] {
+        T base = at::randn({5, 3});
+        return Ts{base.narrow(0, 0, 3), base.narrow(0, 2, 3)};
+      }));
+  add("aliasing_inputs_mutate_base_read_transposed",
+      [](const Ts& in) -> Ts {
+        in[0].mul_(2);
+        T r = in[1] * 1;
+        in[1].select(0, 0).fill_(0);
+        return {r, in[0] * 1};
+      },
+      Seeded(223, [] {
+        T base = at::randn({3, 4});
+        return Ts{base, base.t()};
+      }));
+  reject("aliasing_inputs_partial_overlap_write", "shares memory with another input, and neither contains the other",
+      [](const Ts& in) -> Ts {
+        in[0].add_(1);
+        return {in[1] * 1};
+      },
+      Seeded(224, [] {
+        T base = at::randn({5, 3});
+        return Ts{base.narrow(0, 0, 3), base.narrow(0, 2, 3)};
+      }));
+
+  // ---------------------------------------------------------------------
+  // out= ops.
+  add("add_out_into_intermediate",
+      [](const Ts& in) -> Ts {
+        T out = at::zeros({3, 4});
+        at::add_out(out, in[0], in[1]);
+        return {out * 2};
+      },
+      Randn(230, {{3, 4}, {3, 4}}));
+  add("mul_out_into_view_of_intermediate",
+      [](const Ts& in) -> Ts {
+        T acc = at::zeros({4, 4});
+        T o = acc.narrow(0, 1, 2);
+        at::mul_out(o, in[0], in[1]);
+        return {acc, o};
+      },
+      Randn(231, {{2, 4}, {2, 4}}));
+  add("mul_out_into_input",
+      [](const Ts& in) -> Ts {
+        T o = in[2];
+        at::mul_out(o, in[0], in[1]);
+        return {o + 1};
+      },
+      Randn(232, {{3, 4}, {3, 4}, {3, 4}}));
+
+  // ---------------------------------------------------------------------
+  // Mixed computations.
+  add("layernorm_with_residual_slice",
+      [](const Ts& in) -> Ts {
+        const T& x = in[0];
+        T mean = x.mean({-1}, true);
+        T var = (x - mean).pow(2).mean({-1}, true);
+        T y = (x - mean) / (var + 1e-5).sqrt();
+        y.narrow(1, 0, 4).add_(in[1]);
+        y.mul_(in[2]);
+        return {y};
+      },
+      Randn(240, {{4, 8}, {4, 4}, {8}}));
+  add("attention_with_residual_slice",
+      [](const Ts& in) -> Ts {
+        const T &q = in[0], &k = in[1], &v = in[2];
+        T p = (q.matmul(k.t()) * 0.5).softmax(-1);
+        T o = p.matmul(v);
+        o.slice(0, 1, 3).add_(q.slice(0, 1, 3));
+        return {o, p};
+      },
+      Randn(241, {{4, 4}, {4, 4}, {4, 4}}));
+  add("running_sum_unrolled_into_accumulator_slices",
+      [](const Ts& in) -> Ts {
+        T acc = at::zeros({5, 4});
+        for (int64_t i = 0; i < 5; ++i) {
+          acc.narrow(0, i, 1).add_(in[0][i]);
+          if (i > 0) acc.narrow(0, i, 1).add_(acc.narrow(0, i - 1, 1));
+        }
+        return {acc};
+      },
+      Randn(242, {{5, 4}}));
+  add("running_sum_unrolled_into_input",
+      [](const Ts& in) -> Ts {
+        for (int64_t i = 0; i < 5; ++i) in[1].select(0, i % 2).add_(in[0][i]);
+        return {in[1].sum(0)};
+      },
+      Randn(243, {{5, 3}, {2, 3}}));
+
+  // ---------------------------------------------------------------------
+  // Ops that alias only sometimes, and in-place view ops.
+  add("contiguous_of_contiguous_aliases_on_write",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T c = b.contiguous();
+        c.add_(1);
+        T d = b.t().contiguous();
+        d.mul_(0);
+        return {b, c, d};
+      },
+      Randn(250, {{3, 4}}));
+  add("detach_aliases_on_write",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.detach().select(0, 1).mul_(2);
+        return {b};
+      },
+      Randn(251, {{3, 4}}));
+  reject("transpose_inplace_then_write", "aten::t_ changes a tensor's shape or strides in place",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T v = b.view({-1});
+        b.t_();
+        b.select(0, 0).add_(1);
+        return {b, v * 1};
+      },
+      Randn(252, {{3, 4}}));
+  // ---------------------------------------------------------------------
+  // More edge cases: offset/non-contiguous inputs, self-aliasing operands,
+  // 0-dim views, identical inputs.
+  reject("as_strided_on_offset_input_view", "needs its base %0 to be contiguous from offset 0",
+      [](const Ts& in) -> Ts {
+        // as_strided's offset is absolute in the storage; the input is a view
+        // with a nonzero offset into a larger storage.
+        in[0].as_strided({2, 2}, {3, 1}, in[0].storage_offset() + 1).mul_(-1);
+        return {in[0] * 1};
+      },
+      Seeded(260, [] { return Ts{at::randn({4, 3}).narrow(0, 1, 2)}; }));
+  add("write_through_view_of_noncontiguous_input",
+      [](const Ts& in) -> Ts {
+        in[0].select(0, 1).add_(1);
+        in[0].narrow(1, 0, 2).mul_(3);
+        return {in[0], in[0].sum(1)};
+      },
+      Seeded(261, [] { return Ts{at::randn({4, 3}).t()}; }));
+  add("read_expanded_input",
+      [](const Ts& in) -> Ts {
+        return {in[0] * 2, in[0].sum(0)};
+      },
+      Seeded(262, [] { return Ts{at::randn({4}).expand({3, 4})}; }));
+  add("return_input_unchanged",
+      [](const Ts& in) -> Ts {
+        return {in[0], in[1] + 1};
+      },
+      Randn(263, {{3, 4}, {2}}));
+  add("return_expanded_view_after_base_write",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T e = b.unsqueeze(0).expand({3, 4});
+        b.select(0, 1).fill_(7);
+        return {e};
+      },
+      Randn(264, {{4}}));
+  add("inplace_with_same_memory_operand",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.select(0, 1).mul_(b.select(0, 1));
+        b.add_(b);
+        return {b};
+      },
+      Randn(265, {{3, 4}}));
+  add("copy_between_sibling_slices",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        T src = b.narrow(0, 2, 2);
+        b.narrow(0, 0, 2).copy_(src);
+        src.add_(1);
+        return {b};
+      },
+      Randn(266, {{4, 3}}));
+  add("write_through_zero_dim_select",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.select(0, 2).fill_(0);
+        T s = b.sum();
+        s.mul_(in[1]);
+        b.select(0, -1).add_(s);
+        return {b, s};
+      },
+      Randn(267, {{5}, {}}));
+  add("copy_float_from_bool_mask",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.t().copy_(in[1]);
+        return {b};
+      },
+      Seeded(268, [] { return Ts{at::randn({3, 4}), at::randn({4, 3}) > 0}; }));
+  add("unary_inplace_chain_through_views",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.select(0, 0).neg_();
+        b.t().narrow(0, 1, 2).abs_();
+        b.diagonal().sigmoid_();
+        b.slice(0, 1, 3).tanh_();
+        b.narrow(1, 3, 1).addcmul_(in[1], in[1], 0.5);
+        b.select(1, 0).lerp_(in[2], 0.25);
+        b.pow_(2);
+        return {b};
+      },
+      Randn(269, {{3, 4}, {3, 1}, {3}}));
+  add("write_into_split_of_transposed_view",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        auto ps = b.t().split(1, 0);
+        ps[1].fill_(0);
+        ps[3].add_(ps[0]);
+        return {b};
+      },
+      Randn(270, {{3, 4}}));
+  add("aliasing_inputs_identical",
+      [](const Ts& in) -> Ts {
+        in[0].mul_(3);
+        T r = in[1] + 1;
+        in[1].narrow(0, 0, 1).zero_();
+        return {r, in[0] * 1};
+      },
+      Seeded(271, [] {
+        T base = at::randn({3, 4});
+        return Ts{base, base};
+      }));
+  add("aliasing_inputs_view_first_mutate_base",
+      [](const Ts& in) -> Ts {
+        T before = in[0] * 1;
+        in[1].select(1, 2).add_(5);
+        return {before, in[0] * 1};
+      },
+      Seeded(272, [] {
+        T base = at::randn({3, 4});
+        return Ts{base.t().narrow(0, 1, 2), base};
+      }));
+  add("int_slice_inplace_through_views",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 2;
+        b.narrow(0, 1, 2).add_(in[1]);
+        b.t().select(0, 0).mul_(-1);
+        return {b, in[0]};
+      },
+      Seeded(273, [] {
+        return Ts{at::randint(-5, 5, {4, 3}, at::kLong), at::randint(-5, 5, {3}, at::kLong)};
+      }));
   return ps;
 }
 

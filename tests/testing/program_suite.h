@@ -20,6 +20,9 @@ struct SuiteProgram {
   CppProgram fn;
   // Fresh sample inputs (deterministic: seeded inside).
   std::function<std::vector<at::Tensor>()> inputs;
+  // Non-empty for programs atenaot must refuse to functionalize (the import
+  // stage still runs them): the error must contain this text.
+  std::string rejected_with;
 };
 
 const std::vector<SuiteProgram>& ProgramSuite();

@@ -15,6 +15,12 @@ std::string RunProgramAtStage(const SuiteProgram& p, Stage stage) {
   auto g = TraceCpp(p.fn, inputs, LiveOpTable());
   if (!g.ok()) return "import failed: " + g.status().ToString();
   Status s = RunPipeline(**g, stage, LiveOpTable(), {});
+  if (!p.rejected_with.empty() && stage != Stage::kImport) {
+    if (s.ok()) return "expected the stage to refuse the program (" + p.rejected_with + "), but it passed";
+    if (s.message().find(p.rejected_with) == std::string::npos)
+      return "refused with the wrong message: " + s.ToString();
+    return "";
+  }
   if (!s.ok()) return std::string("stage ") + StageName(stage) + " failed: " + s.ToString();
   std::vector<at::Tensor> eager_in = CloneKeepingAliasing(inputs);
   std::vector<at::Tensor> eager_out = p.fn(eager_in);

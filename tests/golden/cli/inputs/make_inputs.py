@@ -14,8 +14,15 @@ Files:
                         tensor data (`if x.sum() > 0:`): prim::If survives
                         freezing and inlining
   shape_branch.pt       torch.jit.script-ed module branching on a shape
-                        (`if x.size(0) > 2:`): no data-dependent scalar, so
-                        the importer reaches the prim::If itself
+                        (`if x.size(0) > 2:`): the condition is static for
+                        given input shapes, so the importer takes one branch
+  loop.pt               torch.jit.script-ed module with a for loop over
+                        range(x.size(0)): a prim::Loop
+  assert_rows.pt        torch.jit.script-ed module with
+                        `assert x.size(0) == 3, "want 3 rows"`: a static
+                        prim::If around prim::RaiseException
+                        (The .pt files are saved without their *.debug_pkl
+                        entries, which hold this script's absolute path.)
   hello.txt             plain text "hello": not a model format atenaot knows
   truncated.pt          "PK\\x03\\x04" and a few bytes: looks like a zip, is not
   bad_magic.npy         starts with "NOTNUMPY" instead of "\\x93NUMPY"
@@ -25,6 +32,16 @@ Files:
   i64_2x3.npy           valid int64 (2, 3): right shape, wrong dtype for f32
   f32_4.npy             valid float32 (4,): input of control_flow.pt
   bad_magic.weights     a "weights file" that does not start with "ATNW"
+  three.weights         a valid atenaot weights file (format of
+                        ir/weights_file.cc) with three entries:
+                          "idx"               i64[2]  = [1, 0]
+                          "quote\"back\\slash"  f64[]   = 0.25
+                          "self.lin.weight"   f32[2,3] = [1, 2, 3, 4, 5, 6]
+  truncated.weights     three.weights cut in the middle of an entry
+  inf_f32.npy           float32 [1, inf, -inf]
+  i64_big_a.npy         int64 [2**53, 2**53 + 1]
+  i64_big_b.npy         int64 [2**53 + 1, 2**53] (differs from a, but not
+                        once converted to double)
 """
 
 import os
@@ -48,6 +65,56 @@ class ShapeBranch(torch.nn.Module):
         return x - 1
 
 
+class Loop(torch.nn.Module):
+    def forward(self, x):
+        for _ in range(x.size(0)):
+            x = x * 2
+        return x
+
+
+class AssertRows(torch.nn.Module):
+    def forward(self, x):
+        assert x.size(0) == 3, "want 3 rows"
+        return x.relu()
+
+
+def save_scripted(module, path):
+    """torch.jit.script + save, without the *.debug_pkl entries (they hold the
+    absolute path of this script, so the bytes would depend on the checkout's
+    location); torch.jit.load does not need them."""
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    torch.jit.save(torch.jit.script(module.eval()), buf)
+    zin = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            if info.filename.endswith(".debug_pkl"):
+                continue
+            zout.writestr(zipfile.ZipInfo(info.filename, date_time=(1980, 1, 1, 0, 0, 0)),
+                          zin.read(info.filename))
+    with open(path, "wb") as f:
+        f.write(out.getvalue())
+
+
+def weights_bytes(entries):
+    """An atenaot weights file: b"ATNW", u32 version 1, u32 count, then per
+    entry (sorted by key) u32 key length, key, u8 ATen ScalarType code, u32
+    ndim, i64 sizes, u64 byte count, the bytes (all little-endian)."""
+    import struct
+    codes = {np.dtype(np.int64): 4, np.dtype(np.float32): 6, np.dtype(np.float64): 7}
+    out = b"ATNW" + struct.pack("<II", 1, len(entries))
+    for key in sorted(entries):
+        arr = np.array(entries[key], order="C")  # ascontiguousarray makes 0-d 1-d
+        k = key.encode()
+        out += struct.pack("<I", len(k)) + k + struct.pack("<BI", codes[arr.dtype], arr.ndim)
+        out += b"".join(struct.pack("<q", d) for d in arr.shape)
+        data = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
+        out += struct.pack("<Q", len(data)) + data
+    return out
+
+
 def write_bytes(out, name, data):
     with open(os.path.join(out, name), "wb") as f:
         f.write(data)
@@ -66,19 +133,32 @@ def main():
     os.makedirs(out, exist_ok=True)
 
     torch.manual_seed(0)
-    scripted = torch.jit.script(ControlFlow().eval())
-    scripted.save(os.path.join(out, "control_flow.pt"))
-    torch.jit.script(ShapeBranch().eval()).save(os.path.join(out, "shape_branch.pt"))
+    save_scripted(ControlFlow(), os.path.join(out, "control_flow.pt"))
+    save_scripted(ShapeBranch(), os.path.join(out, "shape_branch.pt"))
+    save_scripted(Loop(), os.path.join(out, "loop.pt"))
+    save_scripted(AssertRows(), os.path.join(out, "assert_rows.pt"))
 
     write_bytes(out, "hello.txt", b"hello\n")
     write_bytes(out, "truncated.pt", b"PK\x03\x04\x14\x00\x00\x00")
     write_bytes(out, "bad_magic.weights", b"NOPE\x01\x00\x00\x00\x00\x00\x00\x00")
+
+    three = weights_bytes({
+        "idx": np.array([1, 0], dtype=np.int64),
+        'quote"back\\slash': np.array(0.25, dtype=np.float64),
+        "self.lin.weight": np.arange(1, 7, dtype=np.float32).reshape(2, 3),
+    })
+    write_bytes(out, "three.weights", three)
+    write_bytes(out, "truncated.weights", three[:40])
 
     f32_2x3 = np.arange(6, dtype=np.float32).reshape(2, 3)
     write_bytes(out, "f32_2x3.npy", npy_bytes(f32_2x3))
     write_bytes(out, "f32_3x2.npy", npy_bytes(f32_2x3.reshape(3, 2)))
     write_bytes(out, "i64_2x3.npy", npy_bytes(np.arange(6, dtype=np.int64).reshape(2, 3)))
     write_bytes(out, "f32_4.npy", npy_bytes(np.array([1, -2, 3, 4], dtype=np.float32)))
+
+    write_bytes(out, "inf_f32.npy", npy_bytes(np.array([1, np.inf, -np.inf], dtype=np.float32)))
+    write_bytes(out, "i64_big_a.npy", npy_bytes(np.array([2**53, 2**53 + 1], dtype=np.int64)))
+    write_bytes(out, "i64_big_b.npy", npy_bytes(np.array([2**53 + 1, 2**53], dtype=np.int64)))
 
     good = npy_bytes(f32_2x3)
     write_bytes(out, "bad_magic.npy", b"NOTNUMPY" + good[8:])
