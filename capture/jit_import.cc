@@ -75,8 +75,8 @@ class JitImporter {
                          "); only frozen, inlined modules can be imported");
     size_t n_in = jg.inputs().size() - first;
     if (samples.size() != n_in)
-      return InvalidArgument("the model takes " + std::to_string(n_in) + " tensor inputs, but " +
-                             std::to_string(samples.size()) + " were given");
+      return InvalidArgument("the model takes " + std::to_string(n_in) + " tensor input(s), got " +
+                             std::to_string(samples.size()));
     std::vector<at::Tensor> run_inputs = CloneKeepingAliasing(samples);
     for (size_t i = 0; i < n_in; ++i) {
       const jit::Value* jv = jg.inputs()[i + first];
@@ -121,6 +121,13 @@ class JitImporter {
     std::string base = Sanitize(want), name = base;
     for (int k = 1; g_->FindValue(name); ++k) name = base + "_" + std::to_string(k);
     return name;
+  }
+
+  // Gives v TorchScript's name for it (v may already hold that name).
+  void NameAfter(Value* v, const jit::Value* jv) {
+    std::string want = Sanitize(jv->debugName());
+    if (v->name() == want) return;
+    g_->RenameValue(v, UniqueName(want));
   }
 
   // The IR value for a tensor-typed JIT value; tensors not produced by an
@@ -199,8 +206,12 @@ class JitImporter {
     if (kind == jit::prim::Loop)
       return Unsupported("control flow (prim::Loop) is not supported; trace the model to unroll loops");
     if (kind == jit::prim::If) return ImportStaticIf(n);
-    if (kind == jit::prim::RaiseException)
-      return InvalidArgument("the model raises an exception on these inputs (a failed shape or argument check)");
+    if (kind == jit::prim::RaiseException) {
+      std::string msg;
+      if (!n->inputs().empty() && env_.count(n->input(0)) && env_.at(n->input(0)).isString())
+        msg = ": " + env_.at(n->input(0)).toStringRef();
+      return InvalidArgument("the model raises an exception on these inputs (a failed shape or argument check)" + msg);
+    }
     if (kind == jit::prim::unchecked_cast) {
       Alias(n->output(), n->input());
       return Status::Ok();
@@ -243,7 +254,7 @@ class JitImporter {
         const jit::Value* out = n->outputs()[k];
         if (lv != list_values_.end()) {
           Value* v = lv->second[k];
-          g_->RenameValue(v, UniqueName(out->debugName()));
+          NameAfter(v, out);
           tensors_[out] = v;
           env_[out] = env_.at(src).toListRef()[k];
         } else {
@@ -254,7 +265,10 @@ class JitImporter {
     }
     if (kind == jit::prim::NumToTensor) return FoldStatic(n, kname);
     const c10::FunctionSchema* schema = n->maybeSchema();
-    if (!schema) return Unsupported("op " + kname + " has no schema matching its argument types");
+    if (!schema) {
+      if (jit::getAllOperatorsFor(kind).empty()) return Unsupported("unknown op " + kname);
+      return Unsupported("op " + kname + " has no overload matching its argument types");
+    }
     std::string qname = schema->name() + (schema->overload_name().empty() ? "" : "." + schema->overload_name());
 
     bool tensor_out = false;
@@ -267,6 +281,7 @@ class JitImporter {
 
     const OpInfo* op = ops_.Find(qname);
     if (!op) return Unsupported("op " + qname + " is not a dispatcher operator atenaot knows");
+    AOT_RETURN_IF_ERROR(CheckStaticShape(n, *op));
     if (!op->Representable())
       return Unsupported("op " + qname + " has argument or return types atenaot cannot represent");
     std::vector<Arg> args;
@@ -308,7 +323,7 @@ class JitImporter {
       Value* v = node->output(static_cast<int>(k));
       AOT_ASSIGN_OR_RETURN(v->mutable_meta(), MetaFromTensor(out_tensors[k], StorageId(out_tensors[k])));
       if (!list_ret) {
-        g_->RenameValue(v, UniqueName(n->outputs()[k]->debugName()));
+        NameAfter(v, n->outputs()[k]);
         tensors_[n->outputs()[k]] = v;
       }
     }
@@ -328,6 +343,31 @@ class JitImporter {
     for (const jit::Node* inner : b->nodes())
       AOT_RETURN_IF_ERROR(ImportNode(inner).WithContext("inside the taken branch, " + Describe(inner)));
     for (size_t k = 0; k < n->outputs().size(); ++k) Alias(n->outputs()[k], b->outputs()[k]);
+    return Status::Ok();
+  }
+
+  // Ops whose result shape depends on tensor values would freeze one sample's
+  // shape into the program, so they are refused.
+  Status CheckStaticShape(const jit::Node* n, const OpInfo& op) {
+    static const std::unordered_set<std::string> kDataDependent = {
+        "nonzero", "nonzero_numpy", "argwhere", "masked_select", "unique", "_unique", "_unique2",
+        "unique_consecutive", "unique_dim", "unique_dim_consecutive", "repeat_interleave", "bincount",
+        "_nested_tensor_from_mask", "nonzero_static"};
+    const std::string& name = op.schema.name;
+    bool dependent = kDataDependent.count(name) > 0;
+    if (name == "repeat_interleave" && op.schema.overload == "self_int") dependent = false;
+    if (name == "index" || name == "_index_put_impl_") {
+      // Boolean-mask indexing selects a data-dependent number of elements.
+      const c10::IValue& idx = env_.at(n->input(1));
+      if (idx.isList())
+        for (const c10::IValue& e : idx.toListRef())
+          if (e.isTensor() && (e.toTensor().scalar_type() == at::kBool || e.toTensor().scalar_type() == at::kByte))
+            dependent = name == "index";
+    }
+    if (dependent)
+      return Unsupported("the output shape of " + op.qualified_name +
+                         " depends on tensor values; atenaot compiles only programs whose shapes follow from "
+                         "the input shapes");
     return Status::Ok();
   }
 
@@ -399,8 +439,8 @@ class JitImporter {
       }
       return Status::Ok();
     }
-    return Unsupported("graph output %" + jv->debugName() + " is a " + iv.tagKind() +
-                       ", not a tensor or a tuple/list of tensors");
+    return Unsupported("graph output %" + jv->debugName() + " has type " + iv.tagKind() +
+                       "; outputs must be tensors or tuples/lists of tensors");
   }
 
   const OpTable& ops_;

@@ -6,14 +6,14 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/serialization/import.h>
 
-#include <fstream>
-#include <iterator>
+#include <sstream>
 #include <regex>
 
 #include "capture/jit_import.h"
 #include "capture/tensor_convert.h"
+#include "io/files.h"
 #include "ir/parser.h"
-#include "ir/weights_file.h"
+#include "io/weights_file.h"
 
 namespace atenaot {
 
@@ -30,13 +30,19 @@ const char* ModelFormatName(ModelFormat f) {
 
 namespace {
 
-StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return IoError("cannot open model file '" + path + "'");
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+// LibTorch messages span lines (a source excerpt with a caret); keep all of
+// it on one line, without the C++ stack trace some of them carry.
+std::string OneLine(std::string what) {
+  size_t trace = what.find("\nException raised from");
+  if (trace != std::string::npos) what.resize(trace);
+  std::string out;
+  for (char c : what) {
+    if (c == '\n') { if (!out.empty() && out.back() != ' ') out += ' '; }
+    else out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
 }
-
-std::string FirstLine(const std::string& what) { return what.substr(0, what.find('\n')); }
 
 std::vector<at::Tensor> ToTensors(const std::vector<NpyArray>& inputs) {
   std::vector<at::Tensor> ts;
@@ -52,20 +58,21 @@ std::string ShapeText(DType d, const std::vector<int64_t>& sizes) {
   return m.ToString();
 }
 
-StatusOr<std::unique_ptr<Graph>> LoadArchive(const std::string& path, const std::vector<NpyArray>& inputs,
-                                             const OpTable& ops) {
+StatusOr<std::unique_ptr<Graph>> LoadArchive(const std::string& path, const std::string& bytes,
+                                             const std::vector<NpyArray>& inputs, const OpTable& ops) {
   if (inputs.empty())
     return InvalidArgument("'" + path + "' is a TorchScript archive, which keeps no input shapes: pass --inputs");
   std::shared_ptr<jit::Graph> g;
   try {
-    jit::Module m = jit::load(path);
+    std::istringstream in(bytes);
+    jit::Module m = jit::load(in);
     m.eval();
     if (!m.find_method("forward")) return InvalidArgument("'" + path + "' has no forward method");
     jit::Module frozen = jit::freeze_module(m);
     g = frozen.get_method("forward").graph()->copy();
     jit::Inline(*g);
   } catch (const std::exception& e) {
-    return InvalidArgument("cannot load TorchScript archive '" + path + "': " + FirstLine(e.what()));
+    return InvalidArgument("cannot load TorchScript archive '" + path + "': " + OneLine(e.what()));
   }
   return ImportJitGraph(*g, ToTensors(inputs), ops, {.first_input_is_self = true});
 }
@@ -92,9 +99,14 @@ StatusOr<std::unique_ptr<Graph>> LoadTorchScriptText(const std::string& path, co
   try {
     jit::parseIR(text, g.get(), vmap, /*parse_tensor_constants=*/true);
   } catch (const std::exception& e) {
-    return InvalidArgument("cannot parse TorchScript IR text '" + path + "': " + FirstLine(e.what()) +
-                           " (multi-element tensor constants and class-typed inputs cannot be parsed; "
-                           "save the module with torch.jit.save and import the .pt instead)");
+    std::string why = OneLine(e.what());
+    if (why.empty()) why = "the parser gave no reason";
+    // Two known gaps of LibTorch's parser get a hint; other errors speak for themselves.
+    if (text.find("CPUFloatType") != std::string::npos || text.find("Type{") != std::string::npos ||
+        text.find(": __torch__") != std::string::npos)
+      why += " (LibTorch cannot parse multi-element tensor constants or class-typed inputs: save the module "
+             "with torch.jit.save and import the .pt instead)";
+    return InvalidArgument("cannot parse TorchScript IR text '" + path + "': " + why);
   }
   for (const ScalarConstant& c : FindScalarConstants(text)) {
     auto it = vmap.find(c.name);
@@ -106,8 +118,8 @@ StatusOr<std::unique_ptr<Graph>> LoadTorchScriptText(const std::string& path, co
   std::vector<at::Tensor> samples;
   const auto& gin = g->inputs();
   if (!inputs.empty() && inputs.size() != gin.size())
-    return InvalidArgument("the graph takes " + std::to_string(gin.size()) + " inputs, but " +
-                           std::to_string(inputs.size()) + " were given");
+    return InvalidArgument("the graph takes " + std::to_string(gin.size()) + " input(s), got " +
+                           std::to_string(inputs.size()));
   for (size_t i = 0; i < gin.size(); ++i) {
     auto tt = gin[i]->type()->cast<c10::TensorType>();
     if (!tt) return Unsupported("graph input %" + gin[i]->debugName() + " has type " + gin[i]->type()->str() +
@@ -147,8 +159,8 @@ StatusOr<std::unique_ptr<Graph>> LoadAtenaotText(const std::string& path, const 
   }
   if (!inputs.empty()) {
     if (inputs.size() != g->inputs().size())
-      return InvalidArgument("the graph takes " + std::to_string(g->inputs().size()) + " inputs, but " +
-                             std::to_string(inputs.size()) + " were given");
+      return InvalidArgument("the graph takes " + std::to_string(g->inputs().size()) + " input(s), got " +
+                             std::to_string(inputs.size()));
     for (size_t i = 0; i < inputs.size(); ++i) {
       const TensorMeta& m = g->inputs()[i]->meta();
       if (m.dtype != inputs[i].dtype || m.sizes != inputs[i].shape)
@@ -162,8 +174,7 @@ StatusOr<std::unique_ptr<Graph>> LoadAtenaotText(const std::string& path, const 
 
 }  // namespace
 
-StatusOr<ModelFormat> DetectModelFormat(const std::string& path) {
-  AOT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+StatusOr<ModelFormat> DetectModelFormat(const std::string& text, const std::string& path) {
   if (text.compare(0, 4, "PK\x03\x04") == 0) return ModelFormat::kTorchScriptArchive;
   if (LooksLikeAtenaotIr(text)) return ModelFormat::kAtenaotText;
   size_t p = text.find_first_not_of(" \t\r\n");
@@ -175,11 +186,11 @@ StatusOr<ModelFormat> DetectModelFormat(const std::string& path) {
 
 StatusOr<std::unique_ptr<Graph>> LoadModel(const std::string& path, const std::vector<NpyArray>& inputs,
                                            const OpTable& ops) {
-  AOT_ASSIGN_OR_RETURN(ModelFormat f, DetectModelFormat(path));
-  if (f == ModelFormat::kTorchScriptArchive) return LoadArchive(path, inputs, ops);
-  AOT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  if (f == ModelFormat::kAtenaotText) return LoadAtenaotText(path, text, inputs, ops);
-  return LoadTorchScriptText(path, text, inputs, ops);
+  AOT_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(path, "model file"));
+  AOT_ASSIGN_OR_RETURN(ModelFormat f, DetectModelFormat(bytes, path));
+  if (f == ModelFormat::kTorchScriptArchive) return LoadArchive(path, bytes, inputs, ops);
+  if (f == ModelFormat::kAtenaotText) return LoadAtenaotText(path, bytes, inputs, ops);
+  return LoadTorchScriptText(path, bytes, inputs, ops);
 }
 
 }  // namespace atenaot

@@ -20,9 +20,10 @@ namespace atenaot {
 
 enum class ModelFormat { kTorchScriptArchive, kTorchScriptText, kAtenaotText };
 const char* ModelFormatName(ModelFormat f);
-StatusOr<ModelFormat> DetectModelFormat(const std::string& path);
+// From the file's bytes; `path` only names it in the error.
+StatusOr<ModelFormat> DetectModelFormat(const std::string& bytes, const std::string& path);
 
-// `inputs` give shapes and dtypes; they may be empty for IR text whose inputs
+// The file is read once (pipes work). `inputs` give shapes and dtypes; they may be empty for IR text whose inputs
 // carry complete types. For atenaot IR they are checked against the graph.
 StatusOr<std::unique_ptr<Graph>> LoadModel(const std::string& path, const std::vector<NpyArray>& inputs,
                                            const OpTable& ops);

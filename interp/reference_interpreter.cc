@@ -120,16 +120,26 @@ class Interpreter {
       std::string what = e.what();
       return InvalidArgument("LibTorch failed: " + what.substr(0, what.find('\n')));
     }
+    std::vector<at::Tensor> results;
     if (n->list_output()) {
       if (stack.size() != 1 || !stack[0].isTensorList()) return Internal("expected a tensor list result");
-      auto list = stack[0].toTensorVector();
-      if (list.size() != n->outputs().size())
-        return InvalidArgument("the op returned " + std::to_string(list.size()) + " tensors, the graph expects " +
+      results = stack[0].toTensorVector();
+      if (results.size() != n->outputs().size())
+        return InvalidArgument("the op returned " + std::to_string(results.size()) + " tensors, the graph expects " +
                                std::to_string(n->outputs().size()));
-      for (size_t k = 0; k < list.size(); ++k) env_[n->outputs()[k]] = list[k];
     } else {
       if (stack.size() != n->outputs().size()) return Internal("result count differs from the graph");
-      for (size_t k = 0; k < stack.size(); ++k) env_[n->outputs()[k]] = stack[k].toTensor();
+      for (const c10::IValue& v : stack) results.push_back(v.toTensor());
+    }
+    for (size_t k = 0; k < results.size(); ++k) {
+      // The IR's types are a contract: a result of another dtype or shape
+      // means the graph (or a pass that rewrote it) is wrong.
+      const TensorMeta& m = n->outputs()[k]->meta();
+      if (results[k].scalar_type() != AtenFromDType(m.dtype) || results[k].sizes().vec() != m.sizes)
+        return InvalidArgument("result %" + n->outputs()[k]->name() + " is " +
+                               std::string(c10::toString(results[k].scalar_type())) + c10::str(results[k].sizes()) +
+                               " but the IR declares " + m.ToString());
+      env_[n->outputs()[k]] = results[k];
     }
     return Status::Ok();
   }

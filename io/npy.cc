@@ -1,5 +1,7 @@
 #include "io/npy.h"
 
+#include "io/files.h"
+
 #include <cctype>
 #include <cstring>
 #include <fstream>
@@ -91,14 +93,17 @@ StatusOr<NpyArray> ParseNpy(const std::string& b, const std::string& what) {
   if (descr.size() < 2) return bad("bad dtype '" + descr + "'");
   char order = descr[0];
   std::string code = descr.substr(1);
+  auto unsupported = [&](const std::string& why) {
+    return Unsupported(".npy file '" + what + "': " + why + " (supported: float16/32/64, int8/16/32/64, uint8, bool)");
+  };
   if (order == '>' && code != "i1" && code != "u1" && code != "b1")
-    return bad("big-endian dtype '" + descr + "' is not supported");
+    return unsupported("big-endian dtype '" + descr + "' is not supported");
   if (order != '<' && order != '|' && order != '=' && order != '>') return bad("bad dtype '" + descr + "'");
   NpyArray a;
   bool found = false;
   for (const DescrRow& r : kDescr)
     if (code == r.descr) { a.dtype = r.dtype; found = true; }
-  if (!found) return bad("unsupported dtype '" + descr + "'");
+  if (!found) return unsupported("unsupported dtype '" + descr + "'");
 
   // fortran_order
   p = FindKey(h, "fortran_order");
@@ -150,9 +155,7 @@ StatusOr<NpyArray> ParseNpy(const std::string& b, const std::string& what) {
 }
 
 StatusOr<NpyArray> ReadNpy(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return IoError("cannot open .npy file '" + path + "'");
-  std::string b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  AOT_ASSIGN_OR_RETURN(std::string b, ReadFileBytes(path, ".npy file"));
   return ParseNpy(b, path);
 }
 

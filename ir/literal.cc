@@ -1,5 +1,6 @@
 #include "ir/literal.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -26,12 +27,10 @@ bool Literal::operator==(const Literal& o) const {
 std::string FormatDouble(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof(buf), "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  std::string out(buf);
+  // Shortest text that reads back exactly, fixed or scientific, whichever is shorter.
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v);
+  std::string out(buf, res.ptr);
   if (out.find_first_of(".eE") == std::string::npos) out += ".0";
   return out;
 }

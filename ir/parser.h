@@ -1,7 +1,7 @@
 // Parses atenaot's IR text format (docs/ir_format.md) into a Graph. Every
 // error names the line and column. Weight data is not part of the text: the
 // parsed graph has weight values whose data the caller attaches (see
-// ir/weights_file.h).
+// io/weights_file.h).
 #pragma once
 
 #include <memory>

@@ -86,7 +86,9 @@ std::vector<std::string> PassesForStage(Stage s) {
   return {};
 }
 
-Status RunPipeline(Graph& g, Stage target, const OpTable& ops, const PipelineOptions& opts) {
+namespace {
+
+Status RunPasses(Graph& g, Stage target, const OpTable& ops, const PipelineOptions& opts) {
   const std::vector<std::string> passes = PassesForStage(target);
   for (const std::string& p : passes)
     if (!FindPass(p))
@@ -110,6 +112,13 @@ Status RunPipeline(Graph& g, Stage target, const OpTable& ops, const PipelineOpt
     }
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status RunPipeline(Graph& g, Stage target, const OpTable& ops, const PipelineOptions& opts) {
+  Status s = RunPasses(g, target, ops, opts);
+  return opts.context.empty() ? s : s.WithContext("'" + opts.context + "'");
 }
 
 }  // namespace atenaot

@@ -25,6 +25,7 @@ std::vector<std::string> PassesForStage(Stage s);
 struct PipelineOptions {
   bool verify_each_pass = true;
   std::ostream* timing = nullptr;  // when set, "time: <pass> <ms> ms" lines go here
+  std::string context;             // prefixed to errors (e.g. the model's path)
 };
 
 Status RunPipeline(Graph& g, Stage target, const OpTable& ops, const PipelineOptions& opts);

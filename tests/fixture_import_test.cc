@@ -20,7 +20,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
-#include "ir/weights_file.h"
+#include "io/weights_file.h"
 #include "passes/pipeline.h"
 #include "schema/dispatcher_schemas.h"
 #include "tests/testing/eager_compare.h"

@@ -27,7 +27,7 @@
 #include "interp/run_arrays.h"
 #include "io/npy.h"
 #include "ir/printer.h"
-#include "ir/weights_file.h"
+#include "io/weights_file.h"
 #include "passes/pipeline.h"
 #include "schema/dispatcher_schemas.h"
 
@@ -128,7 +128,8 @@ Status ParseArgs(int argc, char** argv, Options* o) {
       AOT_ASSIGN_OR_RETURN(std::string v, need_value(a.c_str()));
       char* end = nullptr;
       double d = std::strtod(v.c_str(), &end);
-      if (*end || d < 0) return InvalidArgument(a + " needs a non-negative number, got '" + v + "'");
+      if (v.empty() || *end || !(d >= 0) || std::isinf(d))
+        return InvalidArgument(a + " needs a finite non-negative number, got '" + v + "'");
       (a == "--rtol" ? o->rtol : o->atol) = d;
     }
     else if (!a.empty() && a[0] == '-') return InvalidArgument("unknown option '" + a + "' for '" + o->command + "'");
@@ -156,6 +157,7 @@ StatusOr<std::unique_ptr<Graph>> Compile(const Options& o, const std::vector<Npy
   auto t0 = std::chrono::steady_clock::now();
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, LoadModel(o.model, inputs, ops));
   PipelineOptions popts;
+  popts.context = o.model;
   if (o.time_passes) {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::cerr << "time: import " << ms << " ms\n";
@@ -217,19 +219,22 @@ Status Dump(const Options& o) {
     std::cout << text;
     return Status::Ok();
   }
+  // Weights first: a failure leaves no IR file that points at missing weights.
+  if (!g->weight_values().empty()) AOT_RETURN_IF_ERROR(WriteWeightsFile(o.output_file + ".weights", g->weights()));
   std::ofstream f(o.output_file);
   if (!f) return IoError("cannot write '" + o.output_file + "'");
   f << text;
   if (!f) return IoError("failed writing '" + o.output_file + "'");
-  if (!g->weight_values().empty()) AOT_RETURN_IF_ERROR(WriteWeightsFile(o.output_file + ".weights", g->weights()));
   return Status::Ok();
 }
 
 Status Run(const Options& o) {
-  if (o.inputs.empty()) return InvalidArgument("run needs --inputs (one .npy file per graph input)");
   if (o.out_dir.empty()) return InvalidArgument("run needs --out-dir DIR");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs));
+  if (inputs.size() != g->inputs().size())
+    return InvalidArgument("run needs --inputs: one .npy file for each of the graph's " +
+                           std::to_string(g->inputs().size()) + " input(s)");
   auto t0 = std::chrono::steady_clock::now();
   AOT_ASSIGN_OR_RETURN(ArrayRunResult r, RunOnArrays(*g, inputs));
   if (o.time_passes)
@@ -263,17 +268,24 @@ std::string CompareArrays(const NpyArray& e, const NpyArray& a, double rtol, dou
   bool floating = IsFloatingPoint(e.dtype);
   double worst = 0;
   int64_t bad = 0;
+  const int64_t item = DTypeSize(e.dtype);
   for (int64_t k = 0; k < e.numel(); ++k) {
+    if (!floating) {  // integers and bools: the bytes must match (exact for all of int64)
+      if (std::memcmp(e.data.data() + k * item, a.data.data() + k * item, static_cast<size_t>(item)) != 0) ++bad;
+      continue;
+    }
     double x = 0, y = 0;
     if (!ElementAsDouble(e, k, &x) || !ElementAsDouble(a, k, &y)) return "dtype cannot be compared";
-    if (std::isnan(x) && std::isnan(y)) continue;
+    if ((std::isnan(x) && std::isnan(y)) || x == y) continue;  // equal infinities included
     double diff = std::fabs(y - x);
-    bool ok = floating ? diff <= atol + rtol * std::fabs(x) : x == y;
-    if (!ok) { ++bad; worst = std::max(worst, diff); }
+    if (diff <= atol + rtol * std::fabs(x)) continue;  // false for NaN and inf mismatches
+    ++bad;
+    worst = std::isnan(diff) || std::isnan(worst) ? std::nan("") : std::max(worst, diff);
   }
   if (bad == 0) return "";
   std::ostringstream os;
-  os << bad << " of " << e.numel() << " elements differ (max abs diff " << worst << ")";
+  os << bad << " of " << e.numel() << " elements differ";
+  if (floating) os << " (max abs diff " << worst << ")";
   return os.str();
 }
 
@@ -333,8 +345,15 @@ int Main(int argc, char** argv) {
       {"show", {kShowHelp, &Show}},
       {"compare", {kCompareHelp, nullptr}}};
   if (o.command == "help") {
-    auto it = commands.find(o.positional.empty() ? o.model : o.positional[0]);
-    std::cout << (it == commands.end() ? kMainHelp : it->second.first);
+    std::string topic = o.positional.empty() ? o.model : o.positional[0];
+    if (topic.empty()) {
+      std::cout << kMainHelp;
+      return 0;
+    }
+    auto it = commands.find(topic);
+    if (it == commands.end())
+      return Fail(InvalidArgument("no help for unknown command '" + topic + "' (commands: dump, run, show, compare)"));
+    std::cout << it->second.first;
     return 0;
   }
   auto it = commands.find(o.command);

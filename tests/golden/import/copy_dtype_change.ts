@@ -5,7 +5,7 @@
 # aten::zeros (dtype 7, device literal), i32 into a strided slice of an f32
 # intermediate, f32[4] into an f64 input, f32 into i64 (truncation toward
 # zero). copy_ keeps the destination's dtype, metadata and storage. The float
-# 10.0 prints as 1e+01 (shortest text that reads back exactly). Values were
+# 10.0 prints as 10.0 (shortest text that reads back exactly). Values were
 # computed independently with numpy from the fixture inputs.
 graph(%y : Float(4, strides=[1], requires_grad=0, device=cpu),
       %iz : Int(2, 2, strides=[2, 1], requires_grad=0, device=cpu),
@@ -42,7 +42,7 @@ graph(%y : Float(4, strides=[1], requires_grad=0, device=cpu),
 # CHECK-NEXT:    %[[BS2:[0-9a-z_.]+]] = aten::copy_(%[[BS]], %iz, false) : f32[2,2]{4,1}+1@s5
 # CHECK-NEXT:    %[[D2:[0-9a-z_.]+]] = aten::copy_(%d, %y, false) : f64[3,4]@s3
 # CHECK-NEXT:    %[[XI:[0-9a-z_.]+]] = aten::zeros([2, 4], 4, none, device("cpu"), false) : i64[2,4]@s6
-# CHECK-NEXT:    %[[X10:[0-9a-z_.]+]] = aten::mul.Scalar(%x, 1e+01) : f32[2,4]@s7
+# CHECK-NEXT:    %[[X10:[0-9a-z_.]+]] = aten::mul.Scalar(%x, 10.0) : f32[2,4]@s7
 # CHECK-NEXT:    %[[XI2:[0-9a-z_.]+]] = aten::copy_(%[[XI]], %[[X10]], false) : i64[2,4]@s6
 # CHECK-NEXT:    return (%[[A2]], %[[B]], %[[BS2]], %[[D2]], %[[XI2]])
 # CHECK-NEXT:  }

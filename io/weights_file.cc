@@ -1,4 +1,6 @@
-#include "ir/weights_file.h"
+#include "io/weights_file.h"
+
+#include "io/files.h"
 
 #include <algorithm>
 #include <cstring>
@@ -68,9 +70,7 @@ Status WriteWeightsFile(const std::string& path, const std::unordered_map<std::s
 }
 
 StatusOr<std::unordered_map<std::string, WeightData>> ReadWeightsFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return IoError("cannot open weights file '" + path + "'");
-  std::string d((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  AOT_ASSIGN_OR_RETURN(std::string d, ReadFileBytes(path, "weights file"));
   Reader r(d, path);
   std::string magic;
   AOT_RETURN_IF_ERROR(r.Bytes(4, &magic));
