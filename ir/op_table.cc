@@ -19,7 +19,7 @@ const char* OpKindName(OpKind k) {
 bool OpInfo::Representable() const {
   for (const SchemaArg& a : schema.args)
     if (a.type.base == BaseType::kOther || a.type.base == BaseType::kDimname ||
-        a.type.base == BaseType::kGenerator && !a.type.optional)
+        (a.type.base == BaseType::kGenerator && !a.type.optional))
       return false;
   for (const SchemaArg& r : schema.returns)
     if (r.type.base != BaseType::kTensor) return false;

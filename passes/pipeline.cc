@@ -6,6 +6,7 @@
 #include "ir/verifier.h"
 #include "passes/dce.h"
 #include "passes/functionalize.h"
+#include "passes/reinplace.h"
 
 namespace atenaot {
 namespace {
@@ -15,6 +16,7 @@ Status FunctionalizeMutations(Graph& g, const OpTable& ops) { return Functionali
 Status FunctionalizeMutationsAndViews(Graph& g, const OpTable& ops) {
   return Functionalize(g, ops, {.remove_views = true});
 }
+Status ReinplaceDefault(Graph& g, const OpTable& ops) { return Reinplace(g, ops); }
 Status NoCheck(const Graph&) { return Status::Ok(); }
 Status CheckNoMutations(const Graph& g) { return CheckFunctional(g, /*no_views=*/false); }
 Status CheckNoMutationsOrViews(const Graph& g) { return CheckFunctional(g, /*no_views=*/true); }
@@ -30,7 +32,7 @@ const std::vector<StageRow>& StageTable() {
       {Stage::kImport, "import", {}},
       {Stage::kFunctional, "functional", {"functionalize", "dce"}},
       {Stage::kFunctionalNoViews, "functional-noviews", {"functionalize-noviews", "dce"}},
-      {Stage::kReinplaced, "reinplaced", {"functionalize", "dce", "reinplace"}},
+      {Stage::kReinplaced, "reinplaced", {"functionalize", "dce", "reinplace", "dce"}},
   };
   return rows;
 }

@@ -131,7 +131,7 @@ TEST_P(FixtureTest, TorchScriptTextImportRunsLikeEager) {
 }
 
 TEST_P(FixtureTest, EveryStageRunsLikeEager) {
-  for (Stage stage : {Stage::kFunctional, Stage::kFunctionalNoViews}) {
+  for (Stage stage : {Stage::kFunctional, Stage::kFunctionalNoViews, Stage::kReinplaced}) {
     auto g = LoadModel((dir() / "model.pt").string(), inputs(), LiveOpTable());
     ASSERT_TRUE(g.ok()) << g.status().ToString();
     Status s = RunPipeline(**g, stage, LiveOpTable(), {});

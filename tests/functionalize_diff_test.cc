@@ -1,5 +1,6 @@
-// Differential tests of functionalize: every suite program, traced from C++,
-// run at stages import, functional and functional-noviews, equals running it
+// Differential tests of functionalize and reinplace: every suite program,
+// traced from C++, run at stages import, functional, functional-noviews and
+// reinplaced, equals running it
 // eagerly (outputs and inputs after the run). Fixtures are covered the same
 // way through the CLI's stage runner in fixture_stage_test.
 #include <gtest/gtest.h>
@@ -17,7 +18,8 @@ struct Case {
 std::vector<Case> Cases() {
   std::vector<Case> cs;
   for (const SuiteProgram& p : ProgramSuite())
-    for (Stage s : {Stage::kImport, Stage::kFunctional, Stage::kFunctionalNoViews}) cs.push_back({&p, s});
+    for (Stage s : {Stage::kImport, Stage::kFunctional, Stage::kFunctionalNoViews, Stage::kReinplaced})
+      cs.push_back({&p, s});
   return cs;
 }
 

@@ -1,0 +1,372 @@
+#include "passes/reinplace.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "passes/functionalize.h"
+
+namespace atenaot {
+namespace {
+
+constexpr int64_t kReturnPos = std::numeric_limits<int64_t>::max();
+
+struct UseRec {
+  Node* node;  // nullptr: the graph's return
+  int64_t pos;
+  Value* value;  // the alias that is read
+};
+
+// One storage class: every value that may share memory with the others.
+struct StorageClass {
+  std::vector<UseRec> uses;                  // reads other than by view ops
+  std::unordered_set<std::string> view_keys;  // views with a scatter inverse
+  std::vector<Value*> inputs;
+  bool weight = false;
+};
+
+std::string LayoutKey(const TensorMeta& m) {
+  std::string s;
+  for (int64_t d : m.sizes) s += std::to_string(d) + ",";
+  s += "|";
+  for (size_t i = 0; i < m.strides.size(); ++i)
+    if (m.sizes[i] != 1) s += std::to_string(m.strides[i]) + ",";
+  return s + "|" + std::to_string(m.offset);
+}
+
+bool SameLayout(const TensorMeta& a, const TensorMeta& b) { return LayoutKey(a) == LayoutKey(b); }
+
+// Identifies "view `view_op` with these arguments of a base laid out so".
+std::string ViewKey(const OpInfo& view_op, const std::vector<Arg>& args, size_t first_arg, const TensorMeta& base) {
+  std::string k = view_op.qualified_name;
+  for (size_t i = first_arg; i < args.size(); ++i)
+    k += "|" + (args[i].kind == Arg::Kind::kLiteral ? args[i].literal.ToString() : std::string("%"));
+  return k + "|" + LayoutKey(base);
+}
+
+std::string Where(const Node* n) {
+  std::string s = n->op().qualified_name;
+  if (!n->outputs().empty()) s = "%" + n->output()->name() + " = " + s;
+  return "node '" + s + "'";
+}
+
+class Reinplacer {
+ public:
+  Reinplacer(Graph& g, const OpTable& ops, const ReinplaceOptions& opts, ReinplaceStats* stats)
+      : g_(g), ops_(ops), opts_(opts), stats_(stats) {}
+
+  Status Run() {
+    AOT_RETURN_IF_ERROR(CheckFunctional(g_, false).WithContext("reinplace expects a functional graph"));
+    copy_ = ops_.Find("aten::copy_");
+    if (!copy_) return Internal("op table lacks aten::copy_");
+    Index();
+    for (Node* n : g_.NodesSnapshot()) {
+      if (deleted_.count(n)) continue;
+      AOT_RETURN_IF_ERROR(Visit(n).WithContext(Where(n)));
+    }
+    for (Node* n : doomed_) g_.Destroy(n);
+    DeleteSelfRestores();
+    // Values that now share memory get one storage id (the planner's buffers).
+    for (Node* n : g_.nodes())
+      for (Value* o : n->outputs()) o->mutable_meta().storage = Find(o->meta().storage);
+    return Status::Ok();
+  }
+
+ private:
+  int64_t Find(int64_t s) {
+    auto it = parent_.find(s);
+    if (it == parent_.end() || it->second == s) return s;
+    int64_t r = Find(it->second);
+    parent_[s] = r;
+    return r;
+  }
+  StorageClass& Class(const Value* v) { return classes_[Find(v->meta().storage)]; }
+
+  // Merges b's class into a's (small into large).
+  void Union(int64_t a, int64_t b) {
+    a = Find(a);
+    b = Find(b);
+    if (a == b) return;
+    StorageClass& ca = classes_[a];
+    StorageClass& cb = classes_[b];
+    if (ca.uses.size() + ca.view_keys.size() < cb.uses.size() + cb.view_keys.size()) {
+      std::swap(ca, cb);  // keep the big containers, the root stays a
+    }
+    ca.uses.insert(ca.uses.end(), cb.uses.begin(), cb.uses.end());
+    ca.view_keys.insert(cb.view_keys.begin(), cb.view_keys.end());
+    ca.inputs.insert(ca.inputs.end(), cb.inputs.begin(), cb.inputs.end());
+    ca.weight |= cb.weight;
+    classes_.erase(b);
+    parent_[b] = a;
+  }
+
+  static bool IsViewOf(const Node* u, const Value* v) {
+    if (!u->op().IsView()) return false;
+    for (const Value* o : u->outputs())
+      if (o->meta().storage == v->meta().storage) return true;
+    return false;
+  }
+
+  bool IsRestore(const Node* n) const {
+    return n->op().qualified_name == "aten::copy_" && n->input(0) && n->input(0)->kind() == ValueKind::kInput;
+  }
+
+  void Index() {
+    g_.Renumber();
+    for (Value* in : g_.inputs()) Class(in).inputs.push_back(in);
+    for (Value* w : g_.weight_values()) Class(w).weight = true;
+    for (Node* u : g_.nodes()) {
+      for (Value* v : u->InputValues())
+        if (!IsViewOf(u, v)) Class(v).uses.push_back({u, u->order(), v});
+      const OpInfo& op = u->op();
+      if (op.IsView() && op.scatter && u->input(0) && u->output()->meta().storage == u->input(0)->meta().storage)
+        Class(u->output()).view_keys.insert(ViewKey(*op.scatter->scatter_view, u->args(), 1, u->input(0)->meta()));
+    }
+    for (Value* v : g_.outputs()) Class(v).uses.push_back({nullptr, kReturnPos, v});
+  }
+
+  // Reads of class `c` after position `pos` by nodes still alive, in order;
+  // entries at or before `pos` are dropped for good (positions only grow).
+  std::vector<UseRec> LaterUses(StorageClass& c, int64_t pos) {
+    std::vector<UseRec> later;
+    auto& uses = c.uses;
+    size_t keep = 0;
+    for (size_t i = 0; i < uses.size(); ++i) {
+      const UseRec& u = uses[i];
+      if (u.pos < pos || (u.node && deleted_.count(u.node))) continue;
+      uses[keep++] = u;
+      if (u.pos > pos) later.push_back(u);
+    }
+    uses.resize(keep);
+    std::sort(later.begin(), later.end(), [](const UseRec& a, const UseRec& b) { return a.pos < b.pos; });
+    return later;
+  }
+
+  // `cast` is the single use of n's result when it is a plain
+  // _to_copy back to `dtype`, else nullptr.
+  static Node* CastBack(const Node* n, DType dtype) {
+    const Value* r = n->output();
+    if (r->uses().size() != 1 || !r->uses()[0].user) return nullptr;
+    Node* c = r->uses()[0].user;
+    if (c->op().qualified_name != "aten::_to_copy" || c->args().size() != 7) return nullptr;
+    const auto& a = c->args();
+    auto none = [&](int i) { return a[static_cast<size_t>(i)].kind == Arg::Kind::kLiteral &&
+                                    a[static_cast<size_t>(i)].literal.kind == Literal::Kind::kNone; };
+    bool plain = a[1].kind == Arg::Kind::kLiteral && a[1].literal.kind == Literal::Kind::kInt &&
+                 a[1].literal.i == AtenScalarTypeCode(dtype) && none(2) && none(3) && none(4) &&
+                 a[5].kind == Arg::Kind::kLiteral && a[5].literal == Literal::Bool(false) && none(6);
+    return plain ? c : nullptr;
+  }
+
+  Status Visit(Node* n) {
+    if (IsRestore(n) || n->outputs().size() != 1 || n->list_output()) return Status::Ok();
+    const OpInfo& op = n->op();
+    const bool scatter = op.scatter_view != nullptr;
+    const OpInfo* inplace = op.inplace;
+    if (!scatter && (op.kind != OpKind::kFunctional || !inplace || inplace->kind != OpKind::kInplace))
+      return Status::Ok();
+    Value* a = n->input(0);
+    if (!a) return Status::Ok();
+    Value* result = n->output();
+    Node* cast = nullptr;
+    // (1a) dtype, size, overlap.
+    if (result->meta().dtype != a->meta().dtype && !scatter && opts_.fuse_cast_back) {
+      cast = CastBack(n, a->meta().dtype);
+      if (cast) result = cast->output();
+    }
+    if (result->meta().dtype != a->meta().dtype || result->meta().sizes != a->meta().sizes) return Status::Ok();
+    if (a->meta().HasInternalOverlap()) return Status::Ok();
+    StorageClass& c = Class(a);
+    const int64_t cls = Find(a->meta().storage);
+    // (1c) and (2b): a, or an alias of it, read again by this node.
+    std::vector<Value*> ins = n->InputValues();
+    for (size_t k = 1; k < ins.size(); ++k)
+      if (ins[k] == a || Find(ins[k]->meta().storage) == cls) return Status::Ok();
+    // (1b) weights never; inputs only when restored at the end anyway.
+    if (c.weight) return Status::Ok();
+    bool into_input = !c.inputs.empty();
+    if (into_input) {
+      if (!opts_.reuse_restored_inputs) return Status::Ok();
+      for (Value* in : c.inputs)
+        if (!restored_inputs_.count(in) && !HasRestore(in)) return Status::Ok();
+    }
+    // Later readers see a's new content in place of b: a view op on a layout
+    // other than b's could fail or read other memory.
+    if (!SameLayout(a->meta(), result->meta()))
+      for (const Use& u : result->uses())
+        if (!u.user || u.user->op().IsView() || u.user->op().schema.name.find("as_strided") != std::string::npos)
+          return Status::Ok();
+    // (2) with its refinements.
+    std::vector<Node*> scatters;
+    std::unordered_set<const Value*> chain = {result};
+    const Value* written = a;  // the alias whose memory now holds the chain's value
+    for (const UseRec& u : LaterUses(c, n->order())) {
+      if (!u.node) return Status::Ok();  // returned: the caller would see the write
+      if (u.node == cast) continue;
+      if (IsRestore(u.node) && u.value == u.node->input(0)) continue;  // overwritten at the end anyway
+      if (!MatchesScatter(u.node, written, cls, chain)) return Status::Ok();
+      scatters.push_back(u.node);
+      chain.insert(u.node->output());
+      written = written->producer()->input(0);
+    }
+    // (3) rewrite.
+    if (scatter) {
+      std::vector<Arg> vargs = ViewArgs(n);
+      TensorMeta vm = ComputeViewMeta(*op.scatter_view, vargs, a->meta());
+      Node* v = g_.CreateNode(op.scatter_view, std::move(vargs), 1, n);
+      v->output()->mutable_meta() = vm;
+      Node* cp = g_.CreateNode(copy_, {Arg::Of(v->output()), Arg::Of(n->input(1)), Arg::Of(Literal::Bool(false))}, 1, n);
+      cp->output()->mutable_meta() = v->output()->meta();
+      Retire(n, a);
+      if (stats_) ++stats_->scatters_replaced;
+    } else {
+      g_.SetOp(n, inplace);
+      Value* out = n->output();
+      int64_t old_storage = out->meta().storage;
+      out->mutable_meta() = a->meta();
+      if (cast) {
+        g_.ReplaceAllUsesWith(cast->output(), a);
+        Union(cls, cast->output()->meta().storage);
+        Doom(cast);
+        if (stats_) ++stats_->casts_fused;
+      }
+      g_.ReplaceAllUsesWith(out, a);
+      Union(cls, old_storage);
+      if (stats_) ++stats_->inplaced;
+    }
+    if (into_input && stats_) ++stats_->into_inputs;
+    for (Node* s : scatters) {
+      Union(cls, s->output()->meta().storage);
+      Retire(s, s->input(0));
+      if (stats_) ++stats_->scatters_deleted;
+    }
+    return Status::Ok();
+  }
+
+  // `s = view_scatter(base, x, args)` undoes the view that made `written`
+  // (same view op and arguments, base laid out like that view's base, in the
+  // same storage class), and x is the value being written.
+  bool MatchesScatter(const Node* s, const Value* written, int64_t cls,
+                      const std::unordered_set<const Value*>& chain) const {
+    const OpInfo& op = s->op();
+    if (!op.scatter_view || !s->input(0) || !s->input(1)) return false;
+    const Node* view = written->producer();
+    if (!view || &view->op() != op.scatter_view || !view->input(0)) return false;
+    if (Find2(s->input(0)->meta().storage) != cls) return false;
+    if (!chain.count(s->input(1))) return false;
+    return ViewKey(view->op(), view->args(), 1, view->input(0)->meta()) ==
+           ViewKey(view->op(), s->args(), 2, s->input(0)->meta());
+  }
+  int64_t Find2(int64_t s) const {
+    auto it = parent_.find(s);
+    while (it != parent_.end() && it->second != s) {
+      s = it->second;
+      it = parent_.find(s);
+    }
+    return s;
+  }
+
+  std::vector<Arg> ViewArgs(const Node* scatter) const {
+    std::vector<Arg> args = {Arg::Of(scatter->input(0))};
+    for (size_t i = 2; i < scatter->args().size(); ++i) args.push_back(scatter->args()[i]);
+    return args;
+  }
+
+  // The layout of `view_op(base, args)` for the four views with a scatter
+  // inverse, computed as ATen does.
+  static TensorMeta ComputeViewMeta(const OpInfo& view_op, const std::vector<Arg>& args, const TensorMeta& base) {
+    TensorMeta m = base;
+    const int64_t rank = static_cast<int64_t>(base.sizes.size());
+    auto lit = [&](size_t i) -> const Literal& { return args[i].literal; };
+    auto norm = [&](int64_t d) { return d < 0 ? d + rank : d; };
+    const std::string& name = view_op.schema.name;
+    if (name == "select") {
+      size_t d = static_cast<size_t>(norm(lit(1).i));
+      int64_t idx = lit(2).i < 0 ? lit(2).i + base.sizes[d] : lit(2).i;
+      m.offset += idx * base.strides[d];
+      m.sizes.erase(m.sizes.begin() + static_cast<std::ptrdiff_t>(d));
+      m.strides.erase(m.strides.begin() + static_cast<std::ptrdiff_t>(d));
+    } else if (name == "slice") {
+      size_t d = static_cast<size_t>(norm(lit(1).i));
+      int64_t size = base.sizes[d], step = lit(4).i;
+      auto clampi = [&](const Literal& l, int64_t dflt) {
+        int64_t v = l.kind == Literal::Kind::kNone ? dflt : l.i;
+        if (v < 0) v += size;
+        return std::clamp<int64_t>(v, 0, size);
+      };
+      int64_t start = clampi(lit(2), 0), end = std::max(start, clampi(lit(3), size));
+      m.offset += start * base.strides[d];
+      m.sizes[d] = (end - start + step - 1) / step;
+      m.strides[d] = base.strides[d] * step;
+    } else if (name == "diagonal") {
+      int64_t off = lit(1).i;
+      size_t d1 = static_cast<size_t>(norm(lit(2).i)), d2 = static_cast<size_t>(norm(lit(3).i));
+      int64_t len = off >= 0 ? std::max<int64_t>(0, std::min(base.sizes[d1], base.sizes[d2] - off))
+                             : std::max<int64_t>(0, std::min(base.sizes[d1] + off, base.sizes[d2]));
+      m.offset += off >= 0 ? off * base.strides[d2] : -off * base.strides[d1];
+      m.sizes.clear();
+      m.strides.clear();
+      for (size_t k = 0; k < base.sizes.size(); ++k)
+        if (k != d1 && k != d2) { m.sizes.push_back(base.sizes[k]); m.strides.push_back(base.strides[k]); }
+      m.sizes.push_back(len);
+      m.strides.push_back(base.strides[d1] + base.strides[d2]);
+    } else {  // as_strided
+      m.sizes = lit(1).ints;
+      m.strides = lit(2).ints;
+      if (lit(3).kind == Literal::Kind::kInt) m.offset = lit(3).i;
+    }
+    return m;
+  }
+
+  bool HasRestore(Value* in) {
+    for (const Use& u : in->uses())
+      if (u.user && IsRestore(u.user) && u.arg == 0) {
+        restored_inputs_.insert(in);
+        return true;
+      }
+    return false;
+  }
+
+  void Retire(Node* n, Value* replacement) {
+    g_.ReplaceAllUsesWith(n->output(), replacement);
+    Doom(n);
+  }
+  void Doom(Node* n) {
+    deleted_.insert(n);
+    doomed_.push_back(n);
+  }
+
+  void DeleteSelfRestores() {
+    for (Node* n : g_.NodesSnapshot()) {
+      if (!IsRestore(n) || !n->input(1)) continue;
+      const Value* dst = n->input(0);
+      const Value* src = n->input(1);
+      if (Find(src->meta().storage) == Find(dst->meta().storage) && SameLayout(src->meta(), dst->meta()) &&
+          src->meta().dtype == dst->meta().dtype) {
+        if (!n->output()->uses().empty()) continue;
+        g_.Destroy(n);
+        if (stats_) ++stats_->restores_deleted;
+      }
+    }
+  }
+
+  Graph& g_;
+  const OpTable& ops_;
+  ReinplaceOptions opts_;
+  ReinplaceStats* stats_;
+  const OpInfo* copy_ = nullptr;
+  std::unordered_map<int64_t, int64_t> parent_;
+  std::unordered_map<int64_t, StorageClass> classes_;
+  std::unordered_set<const Node*> deleted_;
+  std::vector<Node*> doomed_;
+  std::unordered_set<const Value*> restored_inputs_;
+};
+
+}  // namespace
+
+Status Reinplace(Graph& g, const OpTable& ops, const ReinplaceOptions& opts, ReinplaceStats* stats) {
+  return Reinplacer(g, ops, opts, stats).Run();
+}
+
+}  // namespace atenaot
