@@ -1,6 +1,7 @@
 #include "passes/reinplace.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
@@ -62,7 +63,7 @@ class Reinplacer {
     if (!copy_) return Internal("op table lacks aten::copy_");
     Index();
     for (Node* n : g_.NodesSnapshot()) {
-      if (deleted_.count(n)) continue;
+      if (Deleted(n)) continue;
       AOT_RETURN_IF_ERROR(Visit(n).WithContext(Where(n)));
     }
     for (Node* n : doomed_) g_.Destroy(n);
@@ -74,22 +75,39 @@ class Reinplacer {
   }
 
  private:
+  // Union-find over storage ids (dense small ints), with path halving.
   int64_t Find(int64_t s) {
-    auto it = parent_.find(s);
-    if (it == parent_.end() || it->second == s) return s;
-    int64_t r = Find(it->second);
-    parent_[s] = r;
-    return r;
+    Grow(s);
+    while (parent_[static_cast<size_t>(s)] != s) {
+      int64_t& p = parent_[static_cast<size_t>(s)];
+      p = parent_[static_cast<size_t>(p)];
+      s = p;
+    }
+    return s;
   }
-  StorageClass& Class(const Value* v) { return classes_[Find(v->meta().storage)]; }
+  int64_t Find2(int64_t s) const {
+    if (s < 0 || static_cast<size_t>(s) >= parent_.size()) return s;
+    while (parent_[static_cast<size_t>(s)] != s) s = parent_[static_cast<size_t>(s)];
+    return s;
+  }
+  void Grow(int64_t s) {
+    while (parent_.size() <= static_cast<size_t>(s)) {
+      parent_.push_back(static_cast<int64_t>(parent_.size()));
+      classes_.emplace_back();
+    }
+  }
+  StorageClass& Class(const Value* v) { return classes_[static_cast<size_t>(Find(v->meta().storage))]; }
+  bool Deleted(const Node* n) const {
+    return static_cast<size_t>(n->id()) < deleted_.size() && deleted_[static_cast<size_t>(n->id())];
+  }
 
   // Merges b's class into a's (small into large).
   void Union(int64_t a, int64_t b) {
     a = Find(a);
     b = Find(b);
     if (a == b) return;
-    StorageClass& ca = classes_[a];
-    StorageClass& cb = classes_[b];
+    StorageClass& ca = classes_[static_cast<size_t>(a)];
+    StorageClass& cb = classes_[static_cast<size_t>(b)];
     if (ca.uses.size() + ca.view_keys.size() < cb.uses.size() + cb.view_keys.size()) {
       std::swap(ca, cb);  // keep the big containers, the root stays a
     }
@@ -97,8 +115,8 @@ class Reinplacer {
     ca.view_keys.insert(cb.view_keys.begin(), cb.view_keys.end());
     ca.inputs.insert(ca.inputs.end(), cb.inputs.begin(), cb.inputs.end());
     ca.weight |= cb.weight;
-    classes_.erase(b);
-    parent_[b] = a;
+    cb = StorageClass();
+    parent_[static_cast<size_t>(b)] = a;
   }
 
   static bool IsViewOf(const Node* u, const Value* v) {
@@ -134,7 +152,7 @@ class Reinplacer {
     size_t keep = 0;
     for (size_t i = 0; i < uses.size(); ++i) {
       const UseRec& u = uses[i];
-      if (u.pos < pos || (u.node && deleted_.count(u.node))) continue;
+      if (u.pos < pos || (u.node && Deleted(u.node))) continue;
       uses[keep++] = u;
       if (u.pos > pos) later.push_back(u);
     }
@@ -258,14 +276,6 @@ class Reinplacer {
     return ViewKey(view->op(), view->args(), 1, view->input(0)->meta()) ==
            ViewKey(view->op(), s->args(), 2, s->input(0)->meta());
   }
-  int64_t Find2(int64_t s) const {
-    auto it = parent_.find(s);
-    while (it != parent_.end() && it->second != s) {
-      s = it->second;
-      it = parent_.find(s);
-    }
-    return s;
-  }
 
   std::vector<Arg> ViewArgs(const Node* scatter) const {
     std::vector<Arg> args = {Arg::Of(scatter->input(0))};
@@ -333,7 +343,8 @@ class Reinplacer {
     Doom(n);
   }
   void Doom(Node* n) {
-    deleted_.insert(n);
+    if (deleted_.size() <= static_cast<size_t>(n->id())) deleted_.resize(static_cast<size_t>(n->id()) + 1, false);
+    deleted_[static_cast<size_t>(n->id())] = true;
     doomed_.push_back(n);
   }
 
@@ -356,9 +367,9 @@ class Reinplacer {
   ReinplaceOptions opts_;
   ReinplaceStats* stats_;
   const OpInfo* copy_ = nullptr;
-  std::unordered_map<int64_t, int64_t> parent_;
-  std::unordered_map<int64_t, StorageClass> classes_;
-  std::unordered_set<const Node*> deleted_;
+  std::vector<int64_t> parent_;
+  std::deque<StorageClass> classes_;  // deque: references survive growth
+  std::vector<bool> deleted_;         // by node id
   std::vector<Node*> doomed_;
   std::unordered_set<const Value*> restored_inputs_;
 };
