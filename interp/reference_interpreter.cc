@@ -2,11 +2,14 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
+#include <c10/core/Allocator.h>
 
 #include <unordered_map>
 
+#include "plan/memory_plan.h"
+
 #include "capture/tensor_convert.h"
-#include "interp/run_arrays.h"
 
 namespace atenaot {
 namespace {
@@ -47,8 +50,22 @@ std::string Where(const Node* n) {
   return "node '" + s + "'";
 }
 
+// Counts CPU allocator traffic on this thread (the hook LibTorch's profiler
+// uses); frees report negative sizes.
+struct PeakReporter final : c10::MemoryReportingInfoBase {
+  int64_t live = 0, peak = 0;
+  void reportMemoryUsage(void*, int64_t size, int64_t, int64_t, c10::Device d) override {
+    if (!d.is_cpu()) return;
+    live += size;
+    peak = std::max(peak, live);
+  }
+  bool memoryProfilingEnabled() const override { return true; }
+};
+
 class Interpreter {
  public:
+  explicit Interpreter(const RunOptions& opts) : opts_(opts) {}
+
   StatusOr<std::vector<at::Tensor>> Run(const Graph& g, const std::vector<at::Tensor>& inputs) {
     if (inputs.size() != g.inputs().size())
       return InvalidArgument("the graph takes " + std::to_string(g.inputs().size()) + " inputs, got " +
@@ -69,9 +86,32 @@ class Interpreter {
       if (it == g.weights().end()) return InvalidArgument("weight %" + w->name() + " has no data");
       env_[w] = TensorFromWeight(it->second);
     }
-    for (const Node* n : g.nodes()) AOT_RETURN_IF_ERROR(RunNode(n).WithContext(Where(n)));
+    AOT_RETURN_IF_ERROR(PreparePlan(g));
+    if (opts_.free_dead_values) FindLastUses(g);
+    std::shared_ptr<PeakReporter> reporter;
+    std::unique_ptr<c10::DebugInfoGuard> guard;
+    if (opts_.peak_bytes) {
+      reporter = std::make_shared<PeakReporter>();
+      guard = std::make_unique<c10::DebugInfoGuard>(c10::DebugInfoKind::PROFILER_STATE, reporter);
+    }
+    for (const Node* n : g.nodes()) {
+      AOT_RETURN_IF_ERROR(RunNode(n).WithContext(Where(n)));
+      if (opts_.free_dead_values)
+        for (const Value* v : dies_after_[n]) env_.erase(v);
+    }
     std::vector<at::Tensor> outs;
     for (const Value* v : g.outputs()) outs.push_back(env_.at(v));
+    if (plan_) {
+      // The arena dies with the interpreter: outputs still inside it are copied out.
+      const uint8_t* lo = static_cast<const uint8_t*>(arena_.data_ptr());
+      for (at::Tensor& t : outs) {
+        const uint8_t* p = t.numel() ? static_cast<const uint8_t*>(t.data_ptr()) : nullptr;
+        if (p && p >= lo && p < lo + arena_.numel()) t = t.clone();
+      }
+    }
+    guard.reset();
+    if (opts_.peak_bytes) *opts_.peak_bytes = reporter->peak;
+    if (opts_.values) *opts_.values = env_;
     return outs;
   }
 
@@ -139,40 +179,88 @@ class Interpreter {
         return InvalidArgument("result %" + n->outputs()[k]->name() + " is " +
                                std::string(c10::toString(results[k].scalar_type())) + c10::str(results[k].sizes()) +
                                " but the IR declares " + m.ToString());
+      if (plan_) {
+        AOT_ASSIGN_OR_RETURN(results[k], PlaceInArena(n->outputs()[k], results[k]));
+      }
       env_[n->outputs()[k]] = results[k];
     }
     return Status::Ok();
   }
 
+  // ---- plan-checked execution ----
+  Status PreparePlan(const Graph& g) {
+    plan_ = opts_.plan;
+    if (!plan_) return Status::Ok();
+    arena_ = at::empty({std::max<int64_t>(plan_->arena_bytes(), 1)}, at::kByte);
+    for (size_t i = 0; i < plan_->analysis.buffers.size(); ++i) {
+      const Buffer& b = plan_->analysis.buffers[i];
+      if (b.home != BufferHome::kArena) continue;
+      buffer_of_[b.storage] = static_cast<int>(i);
+      if (!b.values.empty()) defining_[b.values[0]] = static_cast<int>(i);
+    }
+    (void)g;
+    return Status::Ok();
+  }
+
+  StatusOr<at::Tensor> PlaceInArena(const Value* v, const at::Tensor& t) {
+    auto b = buffer_of_.find(v->meta().storage);
+    if (b == buffer_of_.end()) return t;  // not an arena buffer
+    const Buffer& buf = plan_->analysis.buffers[static_cast<size_t>(b->second)];
+    const int64_t off = plan_->offsets[static_cast<size_t>(b->second)];
+    uint8_t* lo = static_cast<uint8_t*>(arena_.data_ptr()) + off;
+    if (defining_.count(v)) {
+      const TensorMeta& m = v->meta();
+      const int64_t item = DTypeSize(m.dtype);
+      if (off % item != 0) return Internal("plan offset " + std::to_string(off) + " is not aligned for " + DTypeName(m.dtype));
+      // The arena is bytes; view it at this buffer with the value's layout.
+      at::Tensor dst = at::from_blob(lo, {buf.bytes / item}, at::TensorOptions().dtype(t.scalar_type()))
+                           .as_strided(m.sizes, m.strides, m.offset);
+      dst.copy_(t);
+      return dst;
+    }
+    // Views and in-place results of a buffer must stay inside it.
+    const uint8_t* p = static_cast<const uint8_t*>(t.data_ptr());
+    if (t.numel() > 0 && (p < lo || p >= lo + buf.bytes))
+      return InvalidArgument("plan check: %" + v->name() + " should live in buffer %" + buf.name +
+                             " (arena offset " + std::to_string(off) + ") but the op returned other memory");
+    return t;
+  }
+
+  // ---- eager-like freeing ----
+  void FindLastUses(const Graph& g) {
+    std::unordered_map<const Value*, const Node*> last;
+    for (const Node* n : g.nodes())
+      for (const Value* v : n->InputValues()) last[v] = n;
+    std::unordered_map<const Value*, bool> keep;
+    for (const Value* v : g.outputs()) keep[v] = true;
+    for (const Value* v : g.inputs()) keep[v] = true;
+    for (const Node* n : g.nodes())
+      for (const Value* o : n->outputs())
+        if (!last.count(o) && !keep.count(o)) dies_after_[n].push_back(o);  // never read
+    for (const auto& [v, n] : last)
+      if (!keep.count(v) && v->kind() == ValueKind::kNodeOutput) dies_after_[n].push_back(v);
+  }
+
+  RunOptions opts_;
   std::unordered_map<const Value*, at::Tensor> env_;
   std::unordered_map<const OpInfo*, c10::OperatorHandle> handles_;
+  const MemoryPlan* plan_ = nullptr;
+  at::Tensor arena_;
+  std::unordered_map<int64_t, int> buffer_of_;        // storage id -> arena buffer
+  std::unordered_map<const Value*, int> defining_;    // first value of each arena buffer
+  std::unordered_map<const Node*, std::vector<const Value*>> dies_after_;
 };
 
 }  // namespace
 
-StatusOr<std::vector<at::Tensor>> RunReference(const Graph& g, const std::vector<at::Tensor>& inputs) {
+StatusOr<std::vector<at::Tensor>> RunReference(const Graph& g, const std::vector<at::Tensor>& inputs,
+                                               const RunOptions& opts) {
   try {
-    return Interpreter().Run(g, inputs);
+    return Interpreter(opts).Run(g, inputs);
   } catch (const std::exception& e) {
     std::string what = e.what();
     return Internal("LibTorch raised: " + what.substr(0, what.find('\n')));
   }
-}
-
-StatusOr<ArrayRunResult> RunOnArrays(const Graph& g, const std::vector<NpyArray>& inputs) {
-  std::vector<at::Tensor> ts;
-  for (const NpyArray& a : inputs) ts.push_back(TensorFromNpy(a));
-  AOT_ASSIGN_OR_RETURN(std::vector<at::Tensor> outs, RunReference(g, ts));
-  ArrayRunResult r;
-  for (const at::Tensor& t : outs) {
-    AOT_ASSIGN_OR_RETURN(NpyArray a, NpyFromTensor(t));
-    r.outputs.push_back(std::move(a));
-  }
-  for (const at::Tensor& t : ts) {
-    AOT_ASSIGN_OR_RETURN(NpyArray a, NpyFromTensor(t));
-    r.inputs_after.push_back(std::move(a));
-  }
-  return r;
 }
 
 }  // namespace atenaot

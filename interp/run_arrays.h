@@ -14,6 +14,17 @@ struct ArrayRunResult {
   std::vector<NpyArray> inputs_after;  // the inputs after the run (mutations visible)
 };
 
-StatusOr<ArrayRunResult> RunOnArrays(const Graph& g, const std::vector<NpyArray>& inputs);
+struct MemoryPlan;
+
+// `plan`: run with every arena buffer at its planned offset (plan-checked).
+StatusOr<ArrayRunResult> RunOnArrays(const Graph& g, const std::vector<NpyArray>& inputs,
+                                     const MemoryPlan* plan = nullptr);
+
+// Exact layouts and storage sharing from one run (interp/annotate.h).
+Status AnnotateFromArrays(Graph& g, const std::vector<NpyArray>& inputs);
+
+// Peak bytes LibTorch eager allocates running `g` op by op, each value freed
+// after its last use (inputs and weights not counted).
+StatusOr<int64_t> MeasureEagerPeak(const Graph& g, const std::vector<NpyArray>& inputs);
 
 }  // namespace atenaot

@@ -15,7 +15,9 @@
 
 #include "capture/load_model.h"
 #include "capture/tensor_convert.h"
+#include "interp/annotate.h"
 #include "interp/reference_interpreter.h"
+#include "plan/memory_plan.h"
 #include "io/npy.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -137,6 +139,25 @@ TEST_P(FixtureTest, EveryStageRunsLikeEager) {
     Status s = RunPipeline(**g, stage, LiveOpTable(), {});
     ASSERT_TRUE(s.ok()) << StageName(stage) << ": " << s.ToString();
     ExpectMatchesEager(**g, StageName(stage));
+  }
+}
+
+TEST_P(FixtureTest, PlanCheckedRunLikeEager) {
+  for (const std::string& algo : PlacementAlgorithms()) {
+    auto g = LoadModel((dir() / "model.pt").string(), inputs(), LiveOpTable());
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    ASSERT_TRUE(RunPipeline(**g, Stage::kReinplaced, LiveOpTable(), {}).ok());
+    ASSERT_TRUE(AnnotateFromRun(**g, Tensors(inputs())).ok());
+    auto plan = PlanMemory(**g, algo);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    std::vector<at::Tensor> ins = Tensors(inputs());
+    RunOptions opts;
+    opts.plan = &*plan;
+    auto outs = RunReference(**g, ins, opts);
+    ASSERT_TRUE(outs.ok()) << algo << ": " << outs.status().ToString();
+    EXPECT_EQ(CompareTensorLists(expected_outputs(), *outs, algo + " output"), "");
+    EXPECT_EQ(CompareTensorLists(expected_inputs(), ins, algo + " input-after"), "");
+    EXPECT_GE(plan->arena_bytes(), plan->lower_bound_bytes);
   }
 }
 

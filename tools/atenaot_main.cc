@@ -1,6 +1,7 @@
 // atenaot: the command-line driver. Commands:
 //   dump MODEL [--inputs F...] [--stage S] [-o FILE] [--time-passes]
 //   run  MODEL --inputs F... --out-dir DIR [--stage S] [--time-passes] [--print]
+//   plan MODEL --inputs F... [--algo NAME|best] [--json FILE] [--svg FILE]
 //   show F.npy...
 //   compare EXPECTED ACTUAL [--rtol R] [--atol A]
 // Every failure prints one line "atenaot: error: ..." to stderr and exits 2
@@ -18,6 +19,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -26,9 +28,11 @@
 #include "capture/load_model.h"
 #include "interp/run_arrays.h"
 #include "io/npy.h"
+#include "ir/clone.h"
 #include "ir/printer.h"
 #include "io/weights_file.h"
 #include "passes/pipeline.h"
+#include "plan/memory_plan.h"
 #include "schema/dispatcher_schemas.h"
 
 namespace atenaot {
@@ -43,6 +47,8 @@ usage: atenaot <command> [options]
 commands:
   dump   print a model's IR at a pipeline stage
   run    run a model with the reference interpreter and write .npy results
+  plan   plan the model's memory into one arena and report it against the
+         lower bound, no reuse and LibTorch eager's peak
   show   print .npy files (dtype, shape, first values)
   compare  compare .npy files pairwise: exact for integers, allclose for floats
   help   show help for a command (atenaot help run), same as <command> --help
@@ -75,6 +81,29 @@ DIR/input_K.npy for each input after the run, so input mutations are visible.
   --stage STAGE   import | functional | functional-noviews | reinplaced
   --time-passes   print each pass's wall time to stderr
   --print         also print every output (dtype, shape, first values)
+  --plan ALGO     plan-checked run: reinplace, plan memory with ALGO (or
+                  best) and run with every intermediate at its arena offset
+)";
+
+constexpr char kPlanHelp[] = R"(usage: atenaot plan MODEL --inputs F.npy... [--algo NAME|best] [--align BYTES]
+                    [--json FILE] [--svg FILE] [--time-passes]
+
+Reinplaces MODEL, runs it once on the inputs to learn exact layouts and which
+results share memory, and places every intermediate buffer in one arena.
+Prints one row per buffer (home, size, live op range, arena offset) and the
+totals: the arena, the liveness lower bound (LOAD: the most bytes live at
+once; arena == LOAD means optimal), naive (no reuse), LibTorch eager's peak
+on the same inputs, and LOAD before reinplace (what reinplacing saved).
+Every plan is checked for overlaps before it is reported.
+
+  --algo NAME     greedy_by_size | greedy_by_conflicts | hill_climb | best
+                  (default best: all of them, smallest arena wins)
+  --align BYTES   buffer alignment, a power of two (default 64)
+  --json FILE     write arena_bytes, lower_bound_bytes, naive_bytes,
+                  eager_peak_bytes, lower_bound_before_reinplace_bytes and
+                  the buffer list
+  --svg FILE      draw the plan (x: op index, y: arena offset; hover a
+                  buffer for its name, size and range; red: live bytes)
 )";
 
 constexpr char kShowHelp[] = R"(usage: atenaot show F.npy...
@@ -104,6 +133,9 @@ struct Options {
   bool help = false;
   std::vector<std::string> positional;  // show / compare operands
   double rtol = 1e-5, atol = 1e-6;
+  std::string algo;                     // plan --algo, run --plan
+  int64_t align = 64;
+  std::string json_file, svg_file;
 };
 
 Status ParseArgs(int argc, char** argv, Options* o) {
@@ -123,6 +155,16 @@ Status ParseArgs(int argc, char** argv, Options* o) {
     else if (a == "--out-dir") { AOT_ASSIGN_OR_RETURN(o->out_dir, need_value("--out-dir")); }
     else if (a == "-o") { AOT_ASSIGN_OR_RETURN(o->output_file, need_value("-o")); }
     else if (a == "--time-passes") o->time_passes = true;
+    else if (a == "--algo" || a == "--plan") { AOT_ASSIGN_OR_RETURN(o->algo, need_value(a.c_str())); }
+    else if (a == "--json") { AOT_ASSIGN_OR_RETURN(o->json_file, need_value("--json")); }
+    else if (a == "--svg") { AOT_ASSIGN_OR_RETURN(o->svg_file, need_value("--svg")); }
+    else if (a == "--align") {
+      AOT_ASSIGN_OR_RETURN(std::string v, need_value("--align"));
+      char* end = nullptr;
+      long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end || n <= 0) return InvalidArgument("--align needs a positive integer, got '" + v + "'");
+      o->align = n;
+    }
     else if (a == "--print") o->print = true;
     else if (a == "--rtol" || a == "--atol") {
       AOT_ASSIGN_OR_RETURN(std::string v, need_value(a.c_str()));
@@ -149,10 +191,11 @@ StatusOr<std::vector<NpyArray>> ReadInputs(const std::vector<std::string>& paths
   return out;
 }
 
-// Loads MODEL and runs the pipeline up to --stage.
-StatusOr<std::unique_ptr<Graph>> Compile(const Options& o, const std::vector<NpyArray>& inputs) {
+// Loads MODEL and runs the pipeline up to `stage_name`.
+StatusOr<std::unique_ptr<Graph>> Compile(const Options& o, const std::vector<NpyArray>& inputs,
+                                         const std::string& stage_name) {
   if (o.model.empty()) return InvalidArgument("no MODEL given (see 'atenaot " + o.command + " --help')");
-  AOT_ASSIGN_OR_RETURN(Stage stage, ParseStage(o.stage));
+  AOT_ASSIGN_OR_RETURN(Stage stage, ParseStage(stage_name));
   const OpTable& ops = LiveOpTable();
   auto t0 = std::chrono::steady_clock::now();
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, LoadModel(o.model, inputs, ops));
@@ -213,7 +256,7 @@ void PrintArray(const std::string& label, const NpyArray& a) {
 
 Status Dump(const Options& o) {
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
-  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs));
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, o.stage));
   std::string text = PrintGraph(*g);
   if (o.output_file.empty()) {
     std::cout << text;
@@ -231,12 +274,21 @@ Status Dump(const Options& o) {
 Status Run(const Options& o) {
   if (o.out_dir.empty()) return InvalidArgument("run needs --out-dir DIR");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
-  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs));
+  if (!o.algo.empty() && o.stage != "import" && o.stage != "reinplaced")
+    return InvalidArgument("--plan runs the reinplaced graph; it cannot be combined with --stage " + o.stage);
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, o.algo.empty() ? o.stage : "reinplaced"));
   if (inputs.size() != g->inputs().size())
     return InvalidArgument("run needs --inputs: one .npy file for each of the graph's " +
                            std::to_string(g->inputs().size()) + " input(s)");
+  std::optional<MemoryPlan> plan;
+  if (!o.algo.empty()) {
+    AOT_RETURN_IF_ERROR(AnnotateFromArrays(*g, inputs));
+    AOT_ASSIGN_OR_RETURN(plan, PlanMemory(*g, o.algo, o.align));
+    std::cerr << "plan: arena " << plan->arena_bytes() << " B (" << plan->placement.algorithm << "), LOAD "
+              << plan->lower_bound_bytes << " B\n";
+  }
   auto t0 = std::chrono::steady_clock::now();
-  AOT_ASSIGN_OR_RETURN(ArrayRunResult r, RunOnArrays(*g, inputs));
+  AOT_ASSIGN_OR_RETURN(ArrayRunResult r, RunOnArrays(*g, inputs, plan ? &*plan : nullptr));
   if (o.time_passes)
     std::cerr << "time: run " << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
               << " ms\n";
@@ -249,6 +301,44 @@ Status Run(const Options& o) {
     AOT_RETURN_IF_ERROR(WriteNpy(o.out_dir + "/input_" + std::to_string(k) + ".npy", r.inputs_after[k]));
   std::cout << "wrote " << r.outputs.size() << " outputs and " << r.inputs_after.size() << " inputs to " << o.out_dir
             << "\n";
+  return Status::Ok();
+}
+
+Status WriteText(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f) return IoError("cannot write '" + path + "'");
+  f << text;
+  if (!f) return IoError("failed writing '" + path + "'");
+  return Status::Ok();
+}
+
+Status Plan(const Options& o) {
+  if (o.inputs.empty()) return InvalidArgument("plan needs --inputs (sizes and layouts come from a sample run)");
+  AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
+  const std::string algo = o.algo.empty() ? "best" : o.algo;
+  // The program as captured (eager's view of it), then the two later stages.
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported, Compile(o, inputs, "import"));
+  const OpTable& ops = LiveOpTable();
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> functional, CloneGraph(*imported, ops));
+  AOT_RETURN_IF_ERROR(RunPipeline(*functional, Stage::kFunctional, ops, {}));
+  AOT_RETURN_IF_ERROR(AnnotateFromArrays(*functional, inputs));
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, CloneGraph(*imported, ops));
+  PipelineOptions popts;
+  if (o.time_passes) popts.timing = &std::cerr;
+  AOT_RETURN_IF_ERROR(RunPipeline(*g, Stage::kReinplaced, ops, popts));
+  AOT_RETURN_IF_ERROR(AnnotateFromArrays(*g, inputs));
+  auto t0 = std::chrono::steady_clock::now();
+  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(*g, algo, o.align));
+  if (o.time_passes)
+    std::cerr << "time: plan " << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
+              << " ms\n";
+  PlanTotals totals;
+  AOT_ASSIGN_OR_RETURN(totals.eager_peak_bytes, MeasureEagerPeak(*imported, inputs));
+  totals.lower_bound_before_reinplace_bytes =
+      LiveBytesLowerBound(ArenaRequests(AnalyzeBuffers(*functional, o.align)));
+  std::cout << PlanTable(plan, totals);
+  if (!o.json_file.empty()) AOT_RETURN_IF_ERROR(WriteText(o.json_file, PlanJson(plan, totals)));
+  if (!o.svg_file.empty()) AOT_RETURN_IF_ERROR(WriteText(o.svg_file, PlanSvg(plan)));
   return Status::Ok();
 }
 
@@ -342,6 +432,7 @@ int Main(int argc, char** argv) {
   const std::map<std::string, std::pair<const char*, Status (*)(const Options&)>> commands = {
       {"dump", {kDumpHelp, &Dump}},
       {"run", {kRunHelp, &Run}},
+      {"plan", {kPlanHelp, &Plan}},
       {"show", {kShowHelp, &Show}},
       {"compare", {kCompareHelp, nullptr}}};
   if (o.command == "help") {
@@ -352,13 +443,13 @@ int Main(int argc, char** argv) {
     }
     auto it = commands.find(topic);
     if (it == commands.end())
-      return Fail(InvalidArgument("no help for unknown command '" + topic + "' (commands: dump, run, show, compare)"));
+      return Fail(InvalidArgument("no help for unknown command '" + topic + "' (commands: dump, run, plan, show, compare)"));
     std::cout << it->second.first;
     return 0;
   }
   auto it = commands.find(o.command);
   if (it == commands.end())
-    return Fail(InvalidArgument("unknown command '" + o.command + "' (commands: dump, run, show, compare)"));
+    return Fail(InvalidArgument("unknown command '" + o.command + "' (commands: dump, run, plan, show, compare)"));
   if (o.help) {
     std::cout << it->second.first;
     return 0;

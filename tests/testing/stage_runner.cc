@@ -3,7 +3,9 @@
 #include <ATen/ATen.h>
 
 #include "capture/jit_import.h"
+#include "interp/annotate.h"
 #include "interp/reference_interpreter.h"
+#include "plan/memory_plan.h"
 #include "ir/printer.h"
 #include "schema/dispatcher_schemas.h"
 #include "tests/testing/eager_compare.h"
@@ -30,6 +32,33 @@ std::string RunProgramAtStage(const SuiteProgram& p, Stage stage) {
   std::string diff = CompareTensorLists(eager_out, *ref_out, "output") +
                      CompareTensorLists(eager_in, ref_in, "input-after");
   if (!diff.empty()) diff += "\n" + PrintGraph(**g);
+  return diff;
+}
+
+}  // namespace atenaot
+
+namespace atenaot {
+
+std::string RunProgramPlanned(const SuiteProgram& p, const std::string& algorithm) {
+  if (!p.rejected_with.empty()) return "";  // refused before planning
+  std::vector<at::Tensor> inputs = p.inputs();
+  auto g = TraceCpp(p.fn, inputs, LiveOpTable());
+  if (!g.ok()) return "import failed: " + g.status().ToString();
+  Status s = RunPipeline(**g, Stage::kReinplaced, LiveOpTable(), {});
+  if (s.ok()) s = AnnotateFromRun(**g, inputs);
+  if (!s.ok()) return s.ToString();
+  auto plan = PlanMemory(**g, algorithm);
+  if (!plan.ok()) return "planning failed: " + plan.status().ToString();
+  std::vector<at::Tensor> eager_in = CloneKeepingAliasing(inputs);
+  std::vector<at::Tensor> eager_out = p.fn(eager_in);
+  std::vector<at::Tensor> ref_in = CloneKeepingAliasing(inputs);
+  RunOptions opts;
+  opts.plan = &*plan;
+  auto ref_out = RunReference(**g, ref_in, opts);
+  if (!ref_out.ok()) return "planned run failed: " + ref_out.status().ToString() + "\n" + PrintGraph(**g);
+  std::string diff = CompareTensorLists(eager_out, *ref_out, "output") +
+                     CompareTensorLists(eager_in, ref_in, "input-after");
+  if (!diff.empty()) diff += "\n" + PrintGraph(**g) + "\n" + PlanTable(*plan, {});
   return diff;
 }
 

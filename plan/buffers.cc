@@ -1,0 +1,88 @@
+#include "plan/buffers.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace atenaot {
+
+const char* BufferHomeName(BufferHome h) {
+  switch (h) {
+    case BufferHome::kArena: return "arena";
+    case BufferHome::kOutput: return "output";
+    case BufferHome::kInput: return "input";
+    case BufferHome::kWeight: return "weight";
+  }
+  return "?";
+}
+
+namespace {
+
+// Bytes from the start of the storage to the end of the tensor's last element.
+int64_t Extent(const TensorMeta& m) {
+  if (m.numel() == 0) return m.offset * DTypeSize(m.dtype);
+  int64_t last = m.offset;
+  for (size_t i = 0; i < m.sizes.size(); ++i) last += (m.sizes[i] - 1) * std::max<int64_t>(m.strides[i], 0);
+  return (last + 1) * DTypeSize(m.dtype);
+}
+
+int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment) {
+  BufferAnalysis out;
+  out.alignment = alignment;
+  std::unordered_map<int64_t, int> index;  // storage id -> buffer
+  std::unordered_map<int64_t, BufferHome> external;
+  for (const Value* v : g.inputs()) external[v->meta().storage] = BufferHome::kInput;
+  for (const Value* v : g.weight_values()) external[v->meta().storage] = BufferHome::kWeight;
+  int64_t t = 0;
+  auto touch = [&](const Value* v, int64_t when, bool defines) {
+    int64_t s = v->meta().storage;
+    auto it = index.find(s);
+    if (it == index.end()) {
+      if (!defines) return;  // inputs and weights
+      Buffer b;
+      b.storage = s;
+      b.first = when;
+      b.last = when;
+      b.name = v->name();
+      auto ext = external.find(s);
+      if (ext != external.end()) b.home = ext->second;
+      it = index.emplace(s, static_cast<int>(out.buffers.size())).first;
+      out.buffers.push_back(b);
+    }
+    Buffer& b = out.buffers[static_cast<size_t>(it->second)];
+    b.last = std::max(b.last, when);
+    b.bytes = std::max(b.bytes, Extent(v->meta()));
+    if (defines) b.values.push_back(v);
+  };
+  for (const Node* n : g.nodes()) {
+    for (const Value* in : n->InputValues()) touch(in, t, false);
+    for (const Value* o : n->outputs()) touch(o, t, true);
+    ++t;
+  }
+  out.num_ops = t;
+  // Outputs are read by the caller after the last op.
+  for (size_t k = 0; k < g.outputs().size(); ++k) {
+    const Value* v = g.outputs()[k];
+    auto it = index.find(v->meta().storage);
+    if (it == index.end()) continue;  // an input or weight returned as is
+    Buffer& b = out.buffers[static_cast<size_t>(it->second)];
+    b.last = t;
+    const TensorMeta& m = v->meta();
+    bool covers = m.offset == 0 && m.IsContiguous() && m.numel() * DTypeSize(m.dtype) == b.bytes;
+    if (b.home == BufferHome::kArena && covers) {
+      b.home = BufferHome::kOutput;
+      b.output_index = static_cast<int>(k);
+    }
+  }
+  for (size_t i = 0; i < out.buffers.size(); ++i) {
+    Buffer& b = out.buffers[i];
+    b.bytes = AlignUp(std::max<int64_t>(b.bytes, 1), alignment);
+    if (b.home == BufferHome::kArena) out.arena.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+}  // namespace atenaot

@@ -1,0 +1,173 @@
+#include "plan/memory_plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace atenaot {
+
+std::vector<BufferRequest> ArenaRequests(const BufferAnalysis& a) {
+  std::vector<BufferRequest> r;
+  for (int i : a.arena) {
+    const Buffer& b = a.buffers[static_cast<size_t>(i)];
+    r.push_back({b.bytes, b.first, b.last});
+  }
+  return r;
+}
+
+StatusOr<MemoryPlan> PlanMemory(const Graph& g, const std::string& algorithm, int64_t alignment) {
+  if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
+    return InvalidArgument("alignment must be a power of two, got " + std::to_string(alignment));
+  MemoryPlan p;
+  p.analysis = AnalyzeBuffers(g, alignment);
+  std::vector<BufferRequest> req = ArenaRequests(p.analysis);
+  AOT_ASSIGN_OR_RETURN(p.placement, PlaceBuffers(req, algorithm));
+  std::string bad = CheckPlacement(req, p.placement);
+  if (!bad.empty()) return Internal("memory plan check failed: " + bad);
+  p.offsets.assign(p.analysis.buffers.size(), -1);
+  for (size_t k = 0; k < p.analysis.arena.size(); ++k)
+    p.offsets[static_cast<size_t>(p.analysis.arena[k])] = p.placement.offsets[k];
+  p.lower_bound_bytes = LiveBytesLowerBound(req);
+  p.naive_bytes = NaiveBytes(req);
+  if (p.placement.arena_bytes < p.lower_bound_bytes)
+    return Internal("arena below the live-bytes lower bound: the analysis is wrong");
+  return p;
+}
+
+namespace {
+
+std::string Ratio(int64_t a, int64_t b) {
+  if (b <= 0) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3f", static_cast<double>(a) / static_cast<double>(b));
+  return buf;
+}
+
+std::string JsonString(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') { o += '\\'; o += c; }
+    else if (static_cast<unsigned char>(c) < 0x20) { char b[8]; std::snprintf(b, sizeof(b), "\\u%04x", c); o += b; }
+    else o += c;
+  }
+  return o + "\"";
+}
+
+std::string XmlEscape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '"') o += "&quot;";
+    else o += c;
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string PlanTable(const MemoryPlan& p, const PlanTotals& t) {
+  std::ostringstream os;
+  char line[256];
+  std::snprintf(line, sizeof(line), "%-24s %-7s %12s %11s %12s\n", "buffer", "home", "bytes", "live", "offset");
+  os << line;
+  for (size_t i = 0; i < p.analysis.buffers.size(); ++i) {
+    const Buffer& b = p.analysis.buffers[i];
+    std::string range = std::to_string(b.first) + ".." + std::to_string(b.last);
+    std::string off = p.offsets[i] >= 0 ? std::to_string(p.offsets[i]) : "-";
+    std::string name = "%" + b.name;
+    if (name.size() > 24) name = name.substr(0, 21) + "...";
+    std::snprintf(line, sizeof(line), "%-24s %-7s %12lld %11s %12s\n", name.c_str(), BufferHomeName(b.home),
+                  static_cast<long long>(b.bytes), range.c_str(), off.c_str());
+    os << line;
+  }
+  os << "\nalgorithm: " << p.placement.algorithm << " (alignment " << p.analysis.alignment << " B)\n";
+  os << "arena:        " << p.arena_bytes() << " B\n";
+  os << "lower bound:  " << p.lower_bound_bytes << " B (LOAD; arena/LOAD = " << Ratio(p.arena_bytes(), p.lower_bound_bytes)
+     << (p.arena_bytes() == p.lower_bound_bytes ? ", optimal" : "") << ")\n";
+  os << "naive:        " << p.naive_bytes << " B (no reuse; naive/arena = " << Ratio(p.naive_bytes, p.arena_bytes()) << ")\n";
+  if (t.eager_peak_bytes >= 0)
+    os << "eager peak:   " << t.eager_peak_bytes << " B (LibTorch; eager/arena = "
+       << Ratio(t.eager_peak_bytes, p.arena_bytes()) << ")\n";
+  if (t.lower_bound_before_reinplace_bytes >= 0)
+    os << "LOAD before reinplace: " << t.lower_bound_before_reinplace_bytes << " B (reinplacing saves "
+       << t.lower_bound_before_reinplace_bytes - p.lower_bound_bytes << " B)\n";
+  return os.str();
+}
+
+std::string PlanJson(const MemoryPlan& p, const PlanTotals& t) {
+  std::ostringstream os;
+  os << "{\n  \"algorithm\": " << JsonString(p.placement.algorithm) << ",\n";
+  os << "  \"alignment\": " << p.analysis.alignment << ",\n";
+  os << "  \"arena_bytes\": " << p.arena_bytes() << ",\n";
+  os << "  \"lower_bound_bytes\": " << p.lower_bound_bytes << ",\n";
+  os << "  \"naive_bytes\": " << p.naive_bytes << ",\n";
+  os << "  \"eager_peak_bytes\": " << (t.eager_peak_bytes >= 0 ? std::to_string(t.eager_peak_bytes) : "null") << ",\n";
+  os << "  \"lower_bound_before_reinplace_bytes\": "
+     << (t.lower_bound_before_reinplace_bytes >= 0 ? std::to_string(t.lower_bound_before_reinplace_bytes) : "null")
+     << ",\n";
+  os << "  \"num_ops\": " << p.analysis.num_ops << ",\n  \"buffers\": [\n";
+  for (size_t i = 0; i < p.analysis.buffers.size(); ++i) {
+    const Buffer& b = p.analysis.buffers[i];
+    os << "    {\"name\": " << JsonString(b.name) << ", \"home\": \"" << BufferHomeName(b.home) << "\", \"bytes\": " << b.bytes
+       << ", \"first\": " << b.first << ", \"last\": " << b.last << ", \"offset\": "
+       << (p.offsets[i] >= 0 ? std::to_string(p.offsets[i]) : "null") << "}"
+       << (i + 1 < p.analysis.buffers.size() ? "," : "") << "\n";
+  }
+  os << "  ]\n}\n";
+  return os.str();
+}
+
+std::string PlanSvg(const MemoryPlan& p) {
+  const double W = 960, H = 540, L = 70, R = 20, T = 40, B = 50;
+  const int64_t steps = std::max<int64_t>(p.analysis.num_ops + 1, 1);
+  const int64_t top = std::max<int64_t>({p.arena_bytes(), p.lower_bound_bytes, 1});
+  auto X = [&](double t) { return L + (W - L - R) * t / static_cast<double>(steps); };
+  auto Y = [&](double bytes) { return H - B - (H - T - B) * bytes / static_cast<double>(top); };
+  std::ostringstream os;
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  os << "<text x=\"" << L << "\" y=\"22\" font-size=\"15\">memory plan: arena " << p.arena_bytes() << " B, LOAD "
+     << p.lower_bound_bytes << " B, naive " << p.naive_bytes << " B (" << XmlEscape(p.placement.algorithm) << ")</text>\n";
+  // Axes.
+  os << "<line x1=\"" << L << "\" y1=\"" << Y(0) << "\" x2=\"" << W - R << "\" y2=\"" << Y(0) << "\" stroke=\"black\"/>\n";
+  os << "<line x1=\"" << L << "\" y1=\"" << Y(0) << "\" x2=\"" << L << "\" y2=\"" << T << "\" stroke=\"black\"/>\n";
+  os << "<text x=\"" << (W / 2) << "\" y=\"" << H - 12 << "\" text-anchor=\"middle\">op index</text>\n";
+  os << "<text x=\"14\" y=\"" << H / 2 << "\" transform=\"rotate(-90 14 " << H / 2 << ")\" text-anchor=\"middle\">arena offset (bytes)</text>\n";
+  for (int k = 0; k <= 4; ++k) {
+    double bytes = static_cast<double>(top) * k / 4;
+    os << "<text x=\"" << L - 4 << "\" y=\"" << Y(bytes) + 4 << "\" text-anchor=\"end\">" << static_cast<int64_t>(bytes) << "</text>\n";
+    double t = static_cast<double>(steps) * k / 4;
+    os << "<text x=\"" << X(t) << "\" y=\"" << Y(0) + 16 << "\" text-anchor=\"middle\">" << static_cast<int64_t>(t) << "</text>\n";
+  }
+  // One rectangle per arena buffer; hover shows what it is.
+  for (size_t k = 0; k < p.analysis.arena.size(); ++k) {
+    const Buffer& b = p.analysis.buffers[static_cast<size_t>(p.analysis.arena[k])];
+    double off = static_cast<double>(p.placement.offsets[k]);
+    double hue = static_cast<double>((k * 47) % 360);
+    os << "<rect x=\"" << X(static_cast<double>(b.first)) << "\" y=\"" << Y(off + static_cast<double>(b.bytes))
+       << "\" width=\"" << std::max(1.0, X(static_cast<double>(b.last + 1)) - X(static_cast<double>(b.first)))
+       << "\" height=\"" << std::max(1.0, Y(off) - Y(off + static_cast<double>(b.bytes)))
+       << "\" fill=\"hsl(" << hue << ",60%,70%)\" stroke=\"black\" stroke-width=\"0.5\"><title>%" << XmlEscape(b.name) << ": "
+       << b.bytes << " B, ops " << b.first << ".." << b.last << ", offset " << p.placement.offsets[k] << "</title></rect>\n";
+  }
+  // The live-bytes curve: its maximum is LOAD.
+  std::vector<int64_t> live(static_cast<size_t>(steps) + 1, 0);
+  for (int i : p.analysis.arena) {
+    const Buffer& b = p.analysis.buffers[static_cast<size_t>(i)];
+    for (int64_t t = b.first; t <= b.last && t < steps; ++t) live[static_cast<size_t>(t)] += b.bytes;
+  }
+  os << "<polyline fill=\"none\" stroke=\"crimson\" stroke-width=\"2\" points=\"";
+  for (int64_t t = 0; t < steps; ++t)
+    os << X(static_cast<double>(t)) << "," << Y(static_cast<double>(live[static_cast<size_t>(t)])) << " "
+       << X(static_cast<double>(t + 1)) << "," << Y(static_cast<double>(live[static_cast<size_t>(t)])) << " ";
+  os << "\"><title>bytes live at each op (max = LOAD)</title></polyline>\n";
+  os << "<line x1=\"" << L << "\" y1=\"" << Y(static_cast<double>(p.arena_bytes())) << "\" x2=\"" << W - R << "\" y2=\""
+     << Y(static_cast<double>(p.arena_bytes())) << "\" stroke=\"black\" stroke-dasharray=\"4 3\"><title>arena size</title></line>\n";
+  os << "<text x=\"" << W - R << "\" y=\"" << T - 6 << "\" text-anchor=\"end\" fill=\"crimson\">red: live bytes (LOAD curve); dashed: arena</text>\n";
+  os << "</svg>\n";
+  return os.str();
+}
+
+}  // namespace atenaot

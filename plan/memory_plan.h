@@ -1,0 +1,41 @@
+// Memory planning end to end: storage analysis -> placement -> overlap check
+// (always run: a plan that fails it is an atenaot bug, reported as one).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "plan/buffers.h"
+#include "plan/placement.h"
+
+namespace atenaot {
+
+struct MemoryPlan {
+  BufferAnalysis analysis;
+  Placement placement;           // over the arena buffers, in analysis.arena order
+  std::vector<int64_t> offsets;  // per buffer in analysis.buffers; -1 outside the arena
+  int64_t lower_bound_bytes = 0;  // LOAD over the arena buffers
+  int64_t naive_bytes = 0;        // no reuse
+  int64_t arena_bytes() const { return placement.arena_bytes; }
+};
+
+std::vector<BufferRequest> ArenaRequests(const BufferAnalysis& a);
+
+StatusOr<MemoryPlan> PlanMemory(const Graph& g, const std::string& algorithm = "best", int64_t alignment = 64);
+
+// Numbers measured outside the plan, for reports.
+struct PlanTotals {
+  int64_t eager_peak_bytes = -1;                     // LibTorch eager, -1 when not measured
+  int64_t lower_bound_before_reinplace_bytes = -1;   // LOAD of the functional graph
+};
+
+// A table: one row per buffer (name, home, bytes, live range, offset), then
+// the totals.
+std::string PlanTable(const MemoryPlan& p, const PlanTotals& t);
+std::string PlanJson(const MemoryPlan& p, const PlanTotals& t);
+// An SVG: x = op index, y = arena offset, one rectangle per arena buffer
+// (hover for its name, size and range) and the live-bytes (LOAD) curve.
+std::string PlanSvg(const MemoryPlan& p);
+
+}  // namespace atenaot
