@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <numeric>
+#include <random>
 #include <set>
 #include <sstream>
 #include <unistd.h>

@@ -4,6 +4,7 @@
 // ATENAOT_RANDOM_SEED (default 1); a failure prints its seed, the minimised
 // program's IR and its C++.
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <gtest/gtest.h>
 

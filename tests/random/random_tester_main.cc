@@ -9,6 +9,7 @@
 //   --with-known-bugs     also generate the patterns of known, unfixed bugs
 //   --refusal-probability P  how often to generate a by-design refusal on purpose (default 0.02)
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <chrono>
 #include <cstdlib>
