@@ -147,6 +147,7 @@ def main():
     x = torch.randn(ELEMS, generator=torch.Generator().manual_seed(0))
 
     rows = []
+    load_before = os.getloadavg()[0]
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="reinplace_timing_") as tmp:
         for n in sizes:
@@ -160,6 +161,7 @@ def main():
                   f"atenaot={at:.6f}s ratio={ratio:,.0f} in-place ops "
                   f"pytorch={pt_inplace} atenaot={at_inplace}", flush=True)
     total = time.perf_counter() - start
+    load_after = os.getloadavg()[0]
 
     lines = [
         "# reinplace pass time: atenaot vs torch.fx.passes.reinplace",
@@ -169,7 +171,9 @@ def main():
         f"Machine: {machine()}  ",
         f"torch {torch.__version__}, numpy {np.__version__}, Python {platform.python_version()}; "
         f"atenaot: `{args.atenaot}`  ",
-        f"Whole script: {total:.0f} s",
+        f"Whole script: {total:.0f} s; 1-minute load average {load_before:.2f} "
+        f"before, {load_after:.2f} after (other work on "
+        "the machine makes the times noisy)",
         "",
         f"Program for N: a chain of N steps over a {ELEMS}-element vector "
         "alternating `v = v + x` and `v = v * 0.5`, every 10th step an "

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/view_meta.h"
 #include "passes/functionalize.h"
 
 namespace atenaot {
@@ -21,8 +22,7 @@ struct UseRec {
 
 // One storage class: every value that may share memory with the others.
 struct StorageClass {
-  std::vector<UseRec> uses;                  // reads other than by view ops
-  std::unordered_set<std::string> view_keys;  // views with a scatter inverse
+  std::vector<UseRec> uses;  // reads other than by view ops
   std::vector<Value*> inputs;
   bool weight = false;
 };
@@ -37,14 +37,6 @@ std::string LayoutKey(const TensorMeta& m) {
 }
 
 bool SameLayout(const TensorMeta& a, const TensorMeta& b) { return LayoutKey(a) == LayoutKey(b); }
-
-// Identifies "view `view_op` with these arguments of a base laid out so".
-std::string ViewKey(const OpInfo& view_op, const std::vector<Arg>& args, size_t first_arg, const TensorMeta& base) {
-  std::string k = view_op.qualified_name;
-  for (size_t i = first_arg; i < args.size(); ++i)
-    k += "|" + (args[i].kind == Arg::Kind::kLiteral ? args[i].literal.ToString() : std::string("%"));
-  return k + "|" + LayoutKey(base);
-}
 
 std::string Where(const Node* n) {
   std::string s = n->op().qualified_name;
@@ -108,11 +100,10 @@ class Reinplacer {
     if (a == b) return;
     StorageClass& ca = classes_[static_cast<size_t>(a)];
     StorageClass& cb = classes_[static_cast<size_t>(b)];
-    if (ca.uses.size() + ca.view_keys.size() < cb.uses.size() + cb.view_keys.size()) {
+    if (ca.uses.size() < cb.uses.size()) {
       std::swap(ca, cb);  // keep the big containers, the root stays a
     }
     ca.uses.insert(ca.uses.end(), cb.uses.begin(), cb.uses.end());
-    ca.view_keys.insert(cb.view_keys.begin(), cb.view_keys.end());
     ca.inputs.insert(ca.inputs.end(), cb.inputs.begin(), cb.inputs.end());
     ca.weight |= cb.weight;
     cb = StorageClass();
@@ -137,9 +128,6 @@ class Reinplacer {
     for (Node* u : g_.nodes()) {
       for (Value* v : u->InputValues())
         if (!IsViewOf(u, v)) Class(v).uses.push_back({u, u->order(), v});
-      const OpInfo& op = u->op();
-      if (op.IsView() && op.scatter && u->input(0) && u->output()->meta().storage == u->input(0)->meta().storage)
-        Class(u->output()).view_keys.insert(ViewKey(*op.scatter->scatter_view, u->args(), 1, u->input(0)->meta()));
     }
     for (Value* v : g_.outputs()) Class(v).uses.push_back({nullptr, kReturnPos, v});
   }
@@ -218,7 +206,7 @@ class Reinplacer {
     // (2) with its refinements.
     std::vector<Node*> scatters;
     std::unordered_set<const Value*> chain = {result};
-    const Value* written = a;  // the alias whose memory now holds the chain's value
+    TensorMeta written = a->meta();  // the region that now holds the chain's value
     for (const UseRec& u : LaterUses(c, n->order())) {
       if (!u.node) return Status::Ok();  // returned: the caller would see the write
       if (u.node == cast) continue;
@@ -226,12 +214,12 @@ class Reinplacer {
       if (!MatchesScatter(u.node, written, cls, chain)) return Status::Ok();
       scatters.push_back(u.node);
       chain.insert(u.node->output());
-      written = written->producer()->input(0);
+      written = u.node->input(0)->meta();
     }
     // (3) rewrite.
     if (scatter) {
       std::vector<Arg> vargs = ViewArgs(n);
-      TensorMeta vm = ComputeViewMeta(*op.scatter_view, vargs, a->meta());
+      TensorMeta vm = ScatterViewMeta(*op.scatter_view, vargs, a->meta());
       Node* v = g_.CreateNode(op.scatter_view, std::move(vargs), 1, n);
       v->output()->mutable_meta() = vm;
       Node* cp = g_.CreateNode(copy_, {Arg::Of(v->output()), Arg::Of(n->input(1)), Arg::Of(Literal::Bool(false))}, 1, n);
@@ -262,71 +250,26 @@ class Reinplacer {
     return Status::Ok();
   }
 
-  // `s = view_scatter(base, x, args)` undoes the view that made `written`
-  // (same view op and arguments, base laid out like that view's base, in the
-  // same storage class), and x is the value being written.
-  bool MatchesScatter(const Node* s, const Value* written, int64_t cls,
+  // `s = view_scatter(base, x, args)` undoes the write just made: the view
+  // its arguments select from `base` (in the same storage class) is laid out
+  // exactly like the written region, so it is the same memory; and x is the
+  // value being written (or the previous scatter's result). Layouts, not
+  // literal arguments, are compared: functionalize normalises indices and
+  // turns narrow/split/chunk into slices.
+  bool MatchesScatter(const Node* s, const TensorMeta& written, int64_t cls,
                       const std::unordered_set<const Value*>& chain) const {
     const OpInfo& op = s->op();
     if (!op.scatter_view || !s->input(0) || !s->input(1)) return false;
-    const Node* view = written->producer();
-    if (!view || &view->op() != op.scatter_view || !view->input(0)) return false;
     if (Find2(s->input(0)->meta().storage) != cls) return false;
     if (!chain.count(s->input(1))) return false;
-    return ViewKey(view->op(), view->args(), 1, view->input(0)->meta()) ==
-           ViewKey(view->op(), s->args(), 2, s->input(0)->meta());
+    TensorMeta view = ScatterViewMeta(*op.scatter_view, ViewArgs(s), s->input(0)->meta());
+    return view.dtype == written.dtype && SameLayout(view, written);
   }
 
   std::vector<Arg> ViewArgs(const Node* scatter) const {
     std::vector<Arg> args = {Arg::Of(scatter->input(0))};
     for (size_t i = 2; i < scatter->args().size(); ++i) args.push_back(scatter->args()[i]);
     return args;
-  }
-
-  // The layout of `view_op(base, args)` for the four views with a scatter
-  // inverse, computed as ATen does.
-  static TensorMeta ComputeViewMeta(const OpInfo& view_op, const std::vector<Arg>& args, const TensorMeta& base) {
-    TensorMeta m = base;
-    const int64_t rank = static_cast<int64_t>(base.sizes.size());
-    auto lit = [&](size_t i) -> const Literal& { return args[i].literal; };
-    auto norm = [&](int64_t d) { return d < 0 ? d + rank : d; };
-    const std::string& name = view_op.schema.name;
-    if (name == "select") {
-      size_t d = static_cast<size_t>(norm(lit(1).i));
-      int64_t idx = lit(2).i < 0 ? lit(2).i + base.sizes[d] : lit(2).i;
-      m.offset += idx * base.strides[d];
-      m.sizes.erase(m.sizes.begin() + static_cast<std::ptrdiff_t>(d));
-      m.strides.erase(m.strides.begin() + static_cast<std::ptrdiff_t>(d));
-    } else if (name == "slice") {
-      size_t d = static_cast<size_t>(norm(lit(1).i));
-      int64_t size = base.sizes[d], step = lit(4).i;
-      auto clampi = [&](const Literal& l, int64_t dflt) {
-        int64_t v = l.kind == Literal::Kind::kNone ? dflt : l.i;
-        if (v < 0) v += size;
-        return std::clamp<int64_t>(v, 0, size);
-      };
-      int64_t start = clampi(lit(2), 0), end = std::max(start, clampi(lit(3), size));
-      m.offset += start * base.strides[d];
-      m.sizes[d] = (end - start + step - 1) / step;
-      m.strides[d] = base.strides[d] * step;
-    } else if (name == "diagonal") {
-      int64_t off = lit(1).i;
-      size_t d1 = static_cast<size_t>(norm(lit(2).i)), d2 = static_cast<size_t>(norm(lit(3).i));
-      int64_t len = off >= 0 ? std::max<int64_t>(0, std::min(base.sizes[d1], base.sizes[d2] - off))
-                             : std::max<int64_t>(0, std::min(base.sizes[d1] + off, base.sizes[d2]));
-      m.offset += off >= 0 ? off * base.strides[d2] : -off * base.strides[d1];
-      m.sizes.clear();
-      m.strides.clear();
-      for (size_t k = 0; k < base.sizes.size(); ++k)
-        if (k != d1 && k != d2) { m.sizes.push_back(base.sizes[k]); m.strides.push_back(base.strides[k]); }
-      m.sizes.push_back(len);
-      m.strides.push_back(base.strides[d1] + base.strides[d2]);
-    } else {  // as_strided
-      m.sizes = lit(1).ints;
-      m.strides = lit(2).ints;
-      if (lit(3).kind == Literal::Kind::kInt) m.offset = lit(3).i;
-    }
-    return m;
   }
 
   bool HasRestore(Value* in) {

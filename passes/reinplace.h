@@ -15,10 +15,11 @@
 //  (1c) refuse when a (or an alias of it) is another argument too;
 //  (2)  refuse when a or any alias of it is used after the node, except by
 //       (a) view ops (their outputs are aliases, checked in turn), (c) the
-//       matching scatter chain: `out = view_scatter(base, x, args)` where
-//       the alias just written was made by `view(base', args)` with base'
-//       laid out like base, and x is the value being written (or the output
-//       of the previous scatter of the chain), and (1b) the input restores;
+//       matching scatter chain: `out = view_scatter(base, x, args)` whose
+//       view of base (same storage class) is laid out exactly like the region
+//       just written -- the same memory -- and whose x is the value being
+//       written (or the previous scatter's result: a check PyTorch lacks),
+//       and (1b) the input restores;
 //  (3a) `b = X_scatter(a, src, args)` becomes `s = X(a, args); s.copy_(src)`;
 //  (3b) otherwise `b = foo(a, ...)` becomes `foo_(a, ...)`; the pair
 //       `t = ge(a, c); b = _to_copy(t, a.dtype)` (what functionalize makes of

@@ -29,7 +29,7 @@ int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
 
-BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment) {
+BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment, const std::unordered_set<const Value*>* virtual_values) {
   BufferAnalysis out;
   out.alignment = alignment;
   std::unordered_map<int64_t, int> index;  // storage id -> buffer
@@ -38,6 +38,7 @@ BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment) {
   for (const Value* v : g.weight_values()) external[v->meta().storage] = BufferHome::kWeight;
   int64_t t = 0;
   auto touch = [&](const Value* v, int64_t when, bool defines) {
+    if (virtual_values && virtual_values->count(v)) return;
     int64_t s = v->meta().storage;
     auto it = index.find(s);
     if (it == index.end()) {

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/graph.h"
@@ -46,7 +47,10 @@ struct BufferAnalysis {
   std::vector<int> arena;
 };
 
-// `g` must have exact metadata (after AnnotateFromRun or import).
-BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment = 64);
+// `g` must have exact metadata (after AnnotateFromRun or import). Values in
+// `virtual_values` (computed inside another kernel, e.g. fused elementwise
+// producers) get no buffer and their reads extend nothing.
+BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment = 64,
+                              const std::unordered_set<const Value*>* virtual_values = nullptr);
 
 }  // namespace atenaot

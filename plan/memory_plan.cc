@@ -15,11 +15,12 @@ std::vector<BufferRequest> ArenaRequests(const BufferAnalysis& a) {
   return r;
 }
 
-StatusOr<MemoryPlan> PlanMemory(const Graph& g, const std::string& algorithm, int64_t alignment) {
+StatusOr<MemoryPlan> PlanMemory(const Graph& g, const std::string& algorithm, int64_t alignment,
+                                const std::unordered_set<const Value*>* virtual_values) {
   if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
     return InvalidArgument("alignment must be a power of two, got " + std::to_string(alignment));
   MemoryPlan p;
-  p.analysis = AnalyzeBuffers(g, alignment);
+  p.analysis = AnalyzeBuffers(g, alignment, virtual_values);
   std::vector<BufferRequest> req = ArenaRequests(p.analysis);
   AOT_ASSIGN_OR_RETURN(p.placement, PlaceBuffers(req, algorithm));
   std::string bad = CheckPlacement(req, p.placement);

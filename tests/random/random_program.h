@@ -135,13 +135,23 @@ struct CheckResult {
 const char* KindName(CheckResult::Kind k);
 bool IsFailure(const CheckResult& r);
 
-CheckResult CheckProgram(const Program& p);
+std::vector<Stage> AllStages();
+// "import,functional" -> stages; false on an unknown name.
+bool ParseStages(const std::string& list, std::vector<Stage>* out);
+
+struct CheckOptions {
+  std::vector<Stage> stages = AllStages();  // checked in this order
+};
+
+CheckResult CheckProgram(const Program& p, const CheckOptions& opts = {});
 
 // Greedily drops steps, outputs and unused inputs while the failure keeps its signature.
-Program Minimize(const Program& p, const CheckResult& failure, int* checks_run = nullptr);
+Program Minimize(const Program& p, const CheckResult& failure, const CheckOptions& opts = {},
+                 int* checks_run = nullptr);
 
-// Seed, failing stage, message, the minimised program's import IR (PrintGraph)
-// and its C++.
+// Seed, failing stage, message, the minimised program's IR at stage import
+// (PrintGraph; for a reinplaced failure also at stage functional, the
+// reinplace pass's input) and at the failing stage, and its C++.
 std::string FailureReport(const Program& minimized, const CheckResult& r);
 
 struct RunSummary {
@@ -153,6 +163,7 @@ struct RunSummary {
 };
 
 struct RunOptions {
+  CheckOptions check;
   int max_minimized = 10;  // failures beyond this are listed by seed only
   std::ostream* log = nullptr;  // progress and reports as they happen
   int64_t progress_every = 0;   // a progress line every N programs (0: none)

@@ -1,0 +1,113 @@
+/* atenaot C ABI: run models compiled by `atenaot compile` from any language.
+ *
+ * Conventions (stable across minor versions of ATENAOT_ABI_VERSION):
+ *  - Every fallible call returns an aot_status (AOT_OK == 0). On failure it
+ *    writes nothing to its outputs and aot_last_error() returns a message for
+ *    the calling thread (valid until that thread's next atenaot call).
+ *  - Handles are opaque; aot_model_free accepts NULL. "get" calls never
+ *    transfer ownership; strings returned are owned by the model.
+ *  - Tensors cross the boundary as plain descriptors: data, dtype, ndim,
+ *    sizes, strides (in elements). Compiled models take contiguous row-major
+ *    tensors of exactly the compiled dtypes and shapes.
+ *  - No C++ type or exception crosses this boundary.
+ */
+#ifndef ATENAOT_H_
+#define ATENAOT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ATENAOT_ABI_VERSION 1
+
+#if defined(__GNUC__)
+#define AOT_EXPORT __attribute__((visibility("default")))
+#define AOT_MUST_USE __attribute__((warn_unused_result))
+#else
+#define AOT_EXPORT
+#define AOT_MUST_USE
+#endif
+
+typedef enum aot_status {
+  AOT_OK = 0,
+  AOT_ERR_NULL_POINTER = 1,      /* a required pointer argument was NULL */
+  AOT_ERR_BAD_COUNT = 2,         /* wrong number of inputs or outputs */
+  AOT_ERR_BAD_DTYPE = 3,         /* a tensor's dtype differs from the model's */
+  AOT_ERR_BAD_SHAPE = 4,         /* a tensor's rank or sizes differ */
+  AOT_ERR_BAD_STRIDES = 5,       /* a tensor is not contiguous row-major */
+  AOT_ERR_ARENA_TOO_SMALL = 6,   /* the caller's arena is smaller than aot_model_arena_bytes */
+  AOT_ERR_ABI_MISMATCH = 7,      /* the library was built for another ABI version */
+  AOT_ERR_OPEN_FAILED = 8,       /* the library could not be loaded */
+  AOT_ERR_OUT_OF_MEMORY = 9,     /* an allocation at open time failed */
+  AOT_ERR_BAD_INDEX = 10,        /* an input/output index out of range */
+  AOT_ERR_INTERNAL = 11          /* a bug in atenaot */
+} aot_status;
+
+typedef enum aot_dtype {
+  AOT_FLOAT32 = 0,
+  AOT_FLOAT64 = 1,
+  AOT_INT32 = 2,
+  AOT_INT64 = 3,
+  AOT_BOOL = 4,   /* one byte, 0 or 1 */
+  AOT_UINT8 = 5,
+  AOT_INT8 = 6,
+  AOT_INT16 = 7
+} aot_dtype;
+
+#define AOT_MAX_DIMS 8
+
+typedef struct aot_tensor {
+  void* data;
+  aot_dtype dtype;
+  int32_t ndim;
+  int64_t sizes[AOT_MAX_DIMS];
+  int64_t strides[AOT_MAX_DIMS]; /* in elements */
+} aot_tensor;
+
+/* What a compiled model expects for one input or output. */
+typedef struct aot_tensor_info {
+  const char* name;
+  aot_dtype dtype;
+  int32_t ndim;
+  int64_t sizes[AOT_MAX_DIMS];
+} aot_tensor_info;
+
+typedef struct aot_model aot_model;
+
+/* The ABI version this runtime implements, and atenaot's version string. */
+AOT_EXPORT uint32_t aot_abi_version(void);
+AOT_EXPORT const char* aot_version_string(void);
+
+/* Message of the calling thread's last failure ("" if none). */
+AOT_EXPORT const char* aot_last_error(void);
+/* A fixed name for a status code. */
+AOT_EXPORT const char* aot_status_name(aot_status status);
+
+/* Opens a library made by `atenaot compile` (DIR/libNAME.so). Weights are
+ * embedded, or read once from NAME.weights next to the library. */
+AOT_EXPORT AOT_MUST_USE aot_status aot_model_open(const char* library_path, aot_model** out_model);
+AOT_EXPORT void aot_model_free(aot_model* model);
+
+AOT_EXPORT AOT_MUST_USE aot_status aot_model_num_inputs(const aot_model* model, size_t* out_count);
+AOT_EXPORT AOT_MUST_USE aot_status aot_model_num_outputs(const aot_model* model, size_t* out_count);
+AOT_EXPORT AOT_MUST_USE aot_status aot_model_input_info(const aot_model* model, size_t index, aot_tensor_info* out_info);
+AOT_EXPORT AOT_MUST_USE aot_status aot_model_output_info(const aot_model* model, size_t index, aot_tensor_info* out_info);
+/* Bytes of scratch memory a run needs (known before anything is allocated). */
+AOT_EXPORT AOT_MUST_USE aot_status aot_model_arena_bytes(const aot_model* model, size_t* out_bytes);
+
+/* Runs the model. `arena` may be NULL (the model's own arena, allocated at
+ * open, is used; runs on one model are then not thread-safe) or caller memory
+ * of at least aot_model_arena_bytes bytes, 64-byte aligned. Inputs the model
+ * mutates (in-place ops in the source program) are updated in place. */
+AOT_EXPORT AOT_MUST_USE aot_status aot_model_run(aot_model* model, const aot_tensor* inputs, size_t num_inputs,
+                                                 aot_tensor* outputs, size_t num_outputs, void* arena,
+                                                 size_t arena_bytes);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* ATENAOT_H_ */

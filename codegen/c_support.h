@@ -1,0 +1,13 @@
+// C source that every generated library carries (static functions, so two
+// models linked into one firmware do not clash): argument validation for the
+// C ABI, and the few numeric routines kernels call (GEMM, integer division).
+#pragma once
+
+namespace atenaot {
+
+// Validation and the aot_compiled_model entry type. Needs "atenaot.h".
+extern const char kCSupportValidation[];
+// GEMM and helpers. Needs <math.h>, <stdint.h>, <string.h>.
+extern const char kCSupportMath[];
+
+}  // namespace atenaot
