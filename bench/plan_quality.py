@@ -231,7 +231,10 @@ def git_rev():
         rev = subprocess.run(["git", "-C", REPO, "rev-parse", "--short",
                               "HEAD"], capture_output=True, text=True,
                              check=True).stdout.strip()
-        return rev
+        dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True,
+                               text=True).stdout.strip()
+        return rev + (" (plus uncommitted changes)" if dirty else "")
     except Exception:  # noqa: BLE001
         return "unknown"
 

@@ -224,6 +224,7 @@ class Reinplacer {
       v->output()->mutable_meta() = vm;
       Node* cp = g_.CreateNode(copy_, {Arg::Of(v->output()), Arg::Of(n->input(1)), Arg::Of(Literal::Bool(false))}, 1, n);
       cp->output()->mutable_meta() = v->output()->meta();
+      Union(cls, n->output()->meta().storage);
       Retire(n, a);
       if (stats_) ++stats_->scatters_replaced;
     } else {

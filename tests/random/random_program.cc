@@ -1042,7 +1042,11 @@ class Generator {
         // Known bug C1: aten::copy (copy_'s functional twin) returns its source
         // itself when dtype and shape match; the IR says new memory.
         int b = partner(true, [&](int id) {
-          return !(opts_.avoid_known_bugs && Tn(id).scalar_type() == t.scalar_type() && Tn(id).sizes() == t.sizes());
+          if (!opts_.avoid_known_bugs) return true;
+          if (Tn(id).scalar_type() == t.scalar_type() && Tn(id).sizes() == t.sizes()) return false;
+          // Known bug F4: functionalize declares copy's result laid out like the
+          // target; LibTorch makes it contiguous, and a view back can then fail.
+          return t.is_contiguous();
         });
         if (b < 0) return false;
         s->in.push_back(b);
