@@ -75,7 +75,7 @@ const char* const kOpNames[] = {
     "max.dim", "min.dim", "topk", "sort",
     "add_", "sub_", "mul_", "add_.Scalar", "mul_.Scalar", "div_.Scalar", "fill_", "fill_.Tensor", "zero_",
     "clamp_", "relu_", "neg_", "sigmoid_", "compare_.Scalar", "copy_", "index_put_", "masked_fill_",
-    "masked_fill_.Tensor", "add.out", "mul.out",
+    "masked_fill_.Tensor", "add.out", "mul.out", "t_",
 };
 static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == static_cast<size_t>(Op::kNumOps), "op names");
 
@@ -259,6 +259,7 @@ Ts Apply(const Step& s, const Ts& env, bool* ambiguous) {
     case Op::kMaskedFillT_: I(0).masked_fill_(I(1), I(2)); return {};
     case Op::kAddOut: { T o = I(0); at::add_out(o, I(1), I(2)); return {}; }
     case Op::kMulOut: { T o = I(0); at::mul_out(o, I(1), I(2)); return {}; }
+    case Op::kT_: I(0).t_(); return {};
     case Op::kNumOps: break;
   }
   TORCH_CHECK(false, "unknown random op");
@@ -381,6 +382,7 @@ std::string StepCpp(const Step& s) {
     case Op::kMaskedFillT_: return I(0) + ".masked_fill_(" + I(1) + ", " + I(2) + ");";
     case Op::kAddOut: return "at::add_out(" + I(0) + ", " + I(1) + ", " + I(2) + ");";
     case Op::kMulOut: return "at::mul_out(" + I(0) + ", " + I(1) + ", " + I(2) + ");";
+    case Op::kT_: return I(0) + ".t_();";
     case Op::kNumOps: break;
   }
   if (s.out.size() == 1) return "T " + Id(s.out[0]) + " = " + rhs + ";";
@@ -837,7 +839,16 @@ class Generator {
         s->flag = rng_.Chance(0.5);
         return true;
       }
-      case kInplace: return ProposeInplace(s, refusal);
+      case kInplace:
+        if (rng_.Chance(opts_.refusal_probability / 4)) {  // t_: refused by design
+          int a = PickId([&](int id) { return Tn(id).dim() == 2 && !info_[static_cast<size_t>(id)].is_const; });
+          if (a < 0) return false;
+          s->op = Op::kT_;
+          s->in = {a};
+          *refusal = "changes a tensor's shape or strides in place";
+          return true;
+        }
+        return ProposeInplace(s, refusal);
       case kIndexing: return ProposeIndexing(s, refusal);
     }
     return false;

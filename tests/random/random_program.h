@@ -41,6 +41,7 @@ enum class Op : uint8_t {
   // In-place and out= ops (no new ids; in[0] is written).
   kAdd_, kSub_, kMul_, kAddS_, kMulS_, kDivS_, kFill_, kFillT_, kZero_, kClamp_, kRelu_, kNeg_, kSigmoid_,
   kCmpS_, kCopy_, kIndexPut_, kMaskedFill_, kMaskedFillT_, kAddOut, kMulOut,
+  kT_,  // in-place metadata change: only made on purpose, refused by design
   kNumOps
 };
 

