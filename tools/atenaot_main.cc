@@ -2,6 +2,8 @@
 //   dump MODEL [--inputs F...] [--stage S] [-o FILE] [--time-passes]
 //   run  MODEL --inputs F... --out-dir DIR [--stage S] [--time-passes] [--print]
 //   plan MODEL --inputs F... [--algo NAME|best] [--json FILE] [--svg FILE]
+//   compile MODEL --inputs F... -o DIR [--name NAME] [--weights embed|file]
+//   exec DIR --inputs F... --out-dir D [--name NAME]
 //   show F.npy...
 //   compare EXPECTED ACTUAL [--rtol R] [--atol A]
 // Every failure prints one line "atenaot: error: ..." to stderr and exits 2
@@ -20,6 +22,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <unordered_set>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -28,6 +31,9 @@
 #include "capture/load_model.h"
 #include "interp/run_arrays.h"
 #include "io/npy.h"
+#include "atenaot.h"
+#include "codegen/build_library.h"
+#include "codegen/c_codegen.h"
 #include "ir/clone.h"
 #include "ir/printer.h"
 #include "io/weights_file.h"
@@ -49,6 +55,8 @@ commands:
   run    run a model with the reference interpreter and write .npy results
   plan   plan the model's memory into one arena and report it against the
          lower bound, no reuse and LibTorch eager's peak
+  compile  compile the model into a standalone C library with the C ABI
+  exec   run a compiled library through the C ABI and write .npy results
   show   print .npy files (dtype, shape, first values)
   compare  compare .npy files pairwise: exact for integers, allclose for floats
   help   show help for a command (atenaot help run), same as <command> --help
@@ -106,6 +114,31 @@ Every plan is checked for overlaps before it is reported.
                   buffer for its name, size and range; red: live bytes)
 )";
 
+constexpr char kCompileHelp[] = R"(usage: atenaot compile MODEL --inputs F.npy... -o DIR [--name NAME] [--weights embed|file]
+                       [--algo NAME] [--march-native]
+
+Compiles MODEL for the shapes and dtypes of the sample inputs into DIR:
+  NAME.c, NAME.h        readable C99: one function per fused kernel
+  libNAME.so            shared library (loaded by aot_model_open)
+  libNAME.a             static library (link NAME_run into firmware)
+  NAME.weights          the weights, with --weights file (default: embedded
+                        as const arrays in NAME.c)
+  atenaot.h             the C ABI header
+  libatenaot_runtime.so the C ABI loader (aot_model_open, aot_model_run, ...)
+The library needs no LibTorch, no C++ runtime and no malloc while running:
+intermediates live in one arena of the planned size.
+
+  --name NAME      C identifier prefix (default: model)
+  --algo NAME      placement algorithm (default best)
+  --march-native   build for this machine's CPU ($CC or cc is the compiler)
+)";
+
+constexpr char kExecHelp[] = R"(usage: atenaot exec DIR --inputs F.npy... --out-dir OUT [--name NAME]
+
+Runs a library made by `atenaot compile` through the C ABI and writes
+OUT/output_K.npy and OUT/input_K.npy (inputs after the run), like run.
+)";
+
 constexpr char kShowHelp[] = R"(usage: atenaot show F.npy...
 
 Prints each .npy file's dtype, shape and first 16 values.
@@ -136,6 +169,9 @@ struct Options {
   std::string algo;                     // plan --algo, run --plan
   int64_t align = 64;
   std::string json_file, svg_file;
+  std::string name = "model";
+  std::string weights_mode = "embed";
+  bool march_native = false;
 };
 
 Status ParseArgs(int argc, char** argv, Options* o) {
@@ -157,6 +193,13 @@ Status ParseArgs(int argc, char** argv, Options* o) {
     else if (a == "--time-passes") o->time_passes = true;
     else if (a == "--algo" || a == "--plan") { AOT_ASSIGN_OR_RETURN(o->algo, need_value(a.c_str())); }
     else if (a == "--json") { AOT_ASSIGN_OR_RETURN(o->json_file, need_value("--json")); }
+    else if (a == "--name") { AOT_ASSIGN_OR_RETURN(o->name, need_value("--name")); }
+    else if (a == "--weights") {
+      AOT_ASSIGN_OR_RETURN(o->weights_mode, need_value("--weights"));
+      if (o->weights_mode != "embed" && o->weights_mode != "file")
+        return InvalidArgument("--weights must be embed or file, got '" + o->weights_mode + "'");
+    }
+    else if (a == "--march-native") o->march_native = true;
     else if (a == "--svg") { AOT_ASSIGN_OR_RETURN(o->svg_file, need_value("--svg")); }
     else if (a == "--align") {
       AOT_ASSIGN_OR_RETURN(std::string v, need_value("--align"));
@@ -342,6 +385,112 @@ Status Plan(const Options& o) {
   return Status::Ok();
 }
 
+Status Compile(const Options& o) {
+  if (o.inputs.empty()) return InvalidArgument("compile needs --inputs (the shapes and dtypes to compile for)");
+  if (o.output_file.empty()) return InvalidArgument("compile needs -o DIR");
+  AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, "reinplaced"));
+  AOT_RETURN_IF_ERROR(AnnotateFromArrays(*g, inputs));
+  std::unordered_set<const Value*> fused = FusedAwayValues(*g);
+  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(*g, o.algo.empty() ? "best" : o.algo, 64, &fused));
+  CodegenOptions copts;
+  copts.name = o.name;
+  copts.embed_weights = o.weights_mode == "embed";
+  copts.source_note = o.model;
+  AOT_ASSIGN_OR_RETURN(GeneratedC gen, GenerateC(*g, plan, copts));
+  BuildOptions bopts;
+  bopts.march_native = o.march_native;
+  AOT_ASSIGN_OR_RETURN(std::string lib, WriteAndBuild(gen, o.output_file, o.name, bopts));
+  std::cout << "compiled " << o.model << " -> " << lib << " (" << gen.kernels << " kernels, arena " << gen.arena_bytes
+            << " bytes, LOAD " << plan.lower_bound_bytes << " bytes)\n";
+  return Status::Ok();
+}
+
+// The C ABI's status and message as a Status.
+Status AbiCheck(aot_status s, const char* what) {
+  if (s == AOT_OK) return Status::Ok();
+  return InvalidArgument(std::string(what) + ": " + aot_status_name(s) + ": " + aot_last_error());
+}
+
+StatusOr<aot_dtype> AbiDTypeOf(DType t) {
+  switch (t) {
+    case DType::kFloat32: return AOT_FLOAT32;
+    case DType::kFloat64: return AOT_FLOAT64;
+    case DType::kInt32: return AOT_INT32;
+    case DType::kInt64: return AOT_INT64;
+    case DType::kBool: return AOT_BOOL;
+    case DType::kUInt8: return AOT_UINT8;
+    case DType::kInt8: return AOT_INT8;
+    case DType::kInt16: return AOT_INT16;
+    default: return Unsupported(std::string("dtype ") + DTypeName(t) + " cannot cross the C ABI");
+  }
+}
+
+StatusOr<DType> DTypeOfAbi(aot_dtype t) {
+  switch (t) {
+    case AOT_FLOAT32: return DType::kFloat32;
+    case AOT_FLOAT64: return DType::kFloat64;
+    case AOT_INT32: return DType::kInt32;
+    case AOT_INT64: return DType::kInt64;
+    case AOT_BOOL: return DType::kBool;
+    case AOT_UINT8: return DType::kUInt8;
+    case AOT_INT8: return DType::kInt8;
+    case AOT_INT16: return DType::kInt16;
+  }
+  return Internal("unknown aot_dtype");
+}
+
+aot_tensor Describe(NpyArray& a, aot_dtype dt) {
+  aot_tensor t{};
+  t.data = a.data.data();
+  t.dtype = dt;
+  t.ndim = static_cast<int32_t>(a.shape.size());
+  std::vector<int64_t> st = ContiguousStrides(a.shape);
+  for (size_t d = 0; d < a.shape.size() && d < AOT_MAX_DIMS; ++d) {
+    t.sizes[d] = a.shape[d];
+    t.strides[d] = st[d];
+  }
+  return t;
+}
+
+Status Exec(const Options& o) {
+  if (o.model.empty()) return InvalidArgument("exec needs DIR (made by atenaot compile)");
+  if (o.out_dir.empty()) return InvalidArgument("exec needs --out-dir DIR");
+  AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
+  std::string lib = o.model + "/lib" + o.name + ".so";
+  aot_model* m = nullptr;
+  AOT_RETURN_IF_ERROR(AbiCheck(aot_model_open(lib.c_str(), &m), "opening the model"));
+  std::unique_ptr<aot_model, void (*)(aot_model*)> guard(m, aot_model_free);
+  size_t nin = 0, nout = 0;
+  AOT_RETURN_IF_ERROR(AbiCheck(aot_model_num_inputs(m, &nin), "aot_model_num_inputs"));
+  AOT_RETURN_IF_ERROR(AbiCheck(aot_model_num_outputs(m, &nout), "aot_model_num_outputs"));
+  if (inputs.size() != nin)
+    return InvalidArgument("the model takes " + std::to_string(nin) + " input(s), got " + std::to_string(inputs.size()));
+  std::vector<aot_tensor> in, out;
+  for (NpyArray& a : inputs) {
+    if (a.fortran_order) return Unsupported("exec takes C-order .npy inputs");
+    AOT_ASSIGN_OR_RETURN(aot_dtype dt, AbiDTypeOf(a.dtype));
+    in.push_back(Describe(a, dt));
+  }
+  std::vector<NpyArray> results(nout);
+  for (size_t k = 0; k < nout; ++k) {
+    aot_tensor_info info{};
+    AOT_RETURN_IF_ERROR(AbiCheck(aot_model_output_info(m, k, &info), "aot_model_output_info"));
+    AOT_ASSIGN_OR_RETURN(results[k].dtype, DTypeOfAbi(info.dtype));
+    results[k].shape.assign(info.sizes, info.sizes + info.ndim);
+    results[k].data.resize(static_cast<size_t>(results[k].numel() * DTypeSize(results[k].dtype)));
+    out.push_back(Describe(results[k], info.dtype));
+  }
+  AOT_RETURN_IF_ERROR(AbiCheck(aot_model_run(m, in.data(), in.size(), out.data(), out.size(), nullptr, 0), "running the model"));
+  AOT_RETURN_IF_ERROR(MakeDirs(o.out_dir));
+  for (size_t k = 0; k < nout; ++k)
+    AOT_RETURN_IF_ERROR(WriteNpy(o.out_dir + "/output_" + std::to_string(k) + ".npy", results[k]));
+  for (size_t k = 0; k < inputs.size(); ++k)
+    AOT_RETURN_IF_ERROR(WriteNpy(o.out_dir + "/input_" + std::to_string(k) + ".npy", inputs[k]));
+  std::cout << "wrote " << nout << " outputs and " << inputs.size() << " inputs to " << o.out_dir << "\n";
+  return Status::Ok();
+}
+
 Status Show(const Options& o) {
   if (o.positional.empty()) return InvalidArgument("show needs at least one .npy file");
   for (const std::string& p : o.positional) {
@@ -433,6 +582,8 @@ int Main(int argc, char** argv) {
       {"dump", {kDumpHelp, &Dump}},
       {"run", {kRunHelp, &Run}},
       {"plan", {kPlanHelp, &Plan}},
+      {"compile", {kCompileHelp, &Compile}},
+      {"exec", {kExecHelp, &Exec}},
       {"show", {kShowHelp, &Show}},
       {"compare", {kCompareHelp, nullptr}}};
   if (o.command == "help") {
@@ -443,13 +594,13 @@ int Main(int argc, char** argv) {
     }
     auto it = commands.find(topic);
     if (it == commands.end())
-      return Fail(InvalidArgument("no help for unknown command '" + topic + "' (commands: dump, run, plan, show, compare)"));
+      return Fail(InvalidArgument("no help for unknown command '" + topic + "' (commands: dump, run, plan, compile, exec, show, compare)"));
     std::cout << it->second.first;
     return 0;
   }
   auto it = commands.find(o.command);
   if (it == commands.end())
-    return Fail(InvalidArgument("unknown command '" + o.command + "' (commands: dump, run, plan, show, compare)"));
+    return Fail(InvalidArgument("unknown command '" + o.command + "' (commands: dump, run, plan, compile, exec, show, compare)"));
   if (o.help) {
     std::cout << it->second.first;
     return 0;

@@ -1,0 +1,25 @@
+// Writes a compiled model's directory and builds it with the system C
+// compiler: DIR/NAME.h, DIR/NAME.c, DIR/atenaot.h, DIR/libNAME.so (with the
+// loader's entry point), DIR/libNAME.a (for static linking), DIR/NAME.weights
+// when weights are not embedded, and DIR/libatenaot_runtime.so (the C ABI
+// loader, for callers in C, Python, Rust, ...).
+#pragma once
+
+#include <string>
+
+#include "codegen/c_codegen.h"
+#include "ir/status.h"
+
+namespace atenaot {
+
+struct BuildOptions {
+  std::string cc = "cc";        // $CC when set
+  bool march_native = false;    // -march=native
+  std::string extra_cflags;     // e.g. "-Wall -Wextra -Werror" in tests
+};
+
+// Returns the path of the shared library.
+StatusOr<std::string> WriteAndBuild(const GeneratedC& gen, const std::string& dir, const std::string& name,
+                                    const BuildOptions& opts);
+
+}  // namespace atenaot
