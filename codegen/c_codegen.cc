@@ -363,7 +363,7 @@ class CEmitter {
     for (size_t k = 0; k < group.size(); ++k) {
       AOT_ASSIGN_OR_RETURN(std::string e, Expr(group[k], group[k]->op().Writes() ? running : ""));
       std::string var = "v" + std::to_string(k);
-      loops_ << indent << "const " << tct << " " << var << " = " << e << ";\n";
+      loops_ << indent << "const " << tct << " " << var << " = " << e << "; (void)" << var << ";\n";
       running = var;
     }
     loops_ << indent << store << " = " << running << ";\n";
@@ -690,7 +690,7 @@ class CEmitter {
     if (bias) { AOT_ASSIGN_OR_RETURN(pbias, Ptr(bias)); }
     std::vector<std::string> vb;
     std::string ind = OpenLoops(batch, "b", &vb);
-    std::string ao = Lin(vb, batch_strides(am)), bo = Lin(vb, batch_strides(bm)), yo = Lin(vb, Broadcast(ym, batch));
+    std::string ao = Lin(vb, batch_strides(am)), bo = Lin(vb, batch_strides(bm)), yo = Lin(vb, batch_strides(ym));
     if (bias) {
       // Broadcast the bias into C first; the GEMM then adds with beta.
       TensorMeta cm;
@@ -780,7 +780,7 @@ class CEmitter {
     const auto& xst = x->meta().strides;
     std::vector<std::string> v;
     std::string ind = OpenLoops(y->meta().sizes, "i", &v);
-    loops_ << ind << "double acc = " << (is_max ? "-INFINITY" : "0") << "; int64_t cnt = 0;\n";
+    loops_ << ind << "double acc = " << (is_max ? "-INFINITY" : "0") << ";" << (is_max ? "" : " int64_t cnt = 0;") << "\n";
     loops_ << ind << "for (int64_t kh = 0; kh < " << k[0] << "; ++kh) for (int64_t kw = 0; kw < " << k[1] << "; ++kw) {\n";
     loops_ << ind << "  const int64_t ih = " << v[2] << " * " << s[0] << " - " << p[0] << " + kh * " << d[0] << ", iw = " << v[3]
            << " * " << s[1] << " - " << p[1] << " + kw * " << d[1] << ";\n";

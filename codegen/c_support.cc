@@ -3,6 +3,11 @@
 namespace atenaot {
 
 const char kCSupportValidation[] = R"C(
+#if defined(__GNUC__)
+#define AOT_UNUSED __attribute__((unused))
+#else
+#define AOT_UNUSED
+#endif
 /* ---- C ABI argument checks (shared by NAME_run and the loader) ---- */
 static int aot__fail(char* err, size_t err_len, int code, const char* what, size_t index, const char* detail) {
   if (err && err_len) {
@@ -68,19 +73,19 @@ static int aot__validate(const aot_tensor* inputs, size_t num_inputs, const aot_
 
 const char kCSupportMath[] = R"C(
 /* ---- numeric helpers ---- */
-static inline int64_t aot__floordiv_i64(int64_t a, int64_t b) {
+AOT_UNUSED static inline int64_t aot__floordiv_i64(int64_t a, int64_t b) {
   if (b == 0) return 0; /* ATen raises; compiled code has no exceptions */
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-static inline int64_t aot__mod_i64(int64_t a, int64_t b) {
+AOT_UNUSED static inline int64_t aot__mod_i64(int64_t a, int64_t b) {
   if (b == 0) return 0;
   int64_t r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
-static inline double aot__mod_f(double a, double b) {
+AOT_UNUSED static inline double aot__mod_f(double a, double b) {
   double r = fmod(a, b);
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
@@ -90,7 +95,7 @@ static inline double aot__mod_f(double a, double b) {
  * Picks the loop order that keeps the innermost loop unit-stride so the
  * compiler vectorises it: dot products when A and B run along k, row updates
  * when B and C run along n. Accumulates in float (as ATen's CPU GEMM). */
-static void aot__gemm_f32(int64_t M, int64_t N, int64_t K, float alpha,
+AOT_UNUSED static void aot__gemm_f32(int64_t M, int64_t N, int64_t K, float alpha,
                           const float* A, int64_t a_m, int64_t a_k,
                           const float* B, int64_t b_k, int64_t b_n, float beta,
                           float* C, int64_t c_m, int64_t c_n) {

@@ -240,7 +240,7 @@ TEST(KnownBugs, T1_AtTensorInsideTracedProgram) {
     return {in[0] * c};
   };
   at::manual_seed(25);
-  auto g = TraceCpp(fn, {at::randn({3, 2})}, LiveOpTable());
+  auto g = TraceCpp(fn, {at::randn({2, 3})}, LiveOpTable());
   if (!g.ok()) return;  // refusing the program is a fix too
   // (Comparing values is not enough: the uninitialised memory often still
   // holds the freed constant's bytes.)

@@ -19,6 +19,10 @@
 #include "capture/jit_import.h"
 #include "interp/reference_interpreter.h"
 #include "ir/printer.h"
+#include "ir/verifier.h"
+#include "passes/dce.h"
+#include "passes/functionalize.h"
+#include "passes/reinplace.h"
 #include "schema/dispatcher_schemas.h"
 #include "tests/testing/eager_compare.h"
 
@@ -1338,6 +1342,26 @@ std::string DiffSignature(const Ts& eo, const Ts& ao, const Ts& ei, const Ts& ai
   return s;
 }
 
+// RunPipeline, or for the reinplaced stage without input reuse the same
+// passes and checks with that option off.
+Status RunStage(Graph& g, Stage stage, const CheckOptions& opts) {
+  if (stage != Stage::kReinplaced || opts.reinplace_reuse_restored_inputs)
+    return RunPipeline(g, stage, LiveOpTable(), {});
+  const OpTable& ops = LiveOpTable();
+  AOT_RETURN_IF_ERROR(VerifyGraph(g).WithContext("verifier (input graph)"));
+  AOT_RETURN_IF_ERROR(Functionalize(g, ops, {}).WithContext("pass functionalize"));
+  AOT_RETURN_IF_ERROR(VerifyGraph(g).WithContext("verifier after functionalize"));
+  AOT_RETURN_IF_ERROR(CheckFunctional(g, false).WithContext("postcondition of functionalize"));
+  AOT_RETURN_IF_ERROR(EliminateDeadCode(g, ops).WithContext("pass dce"));
+  AOT_RETURN_IF_ERROR(VerifyGraph(g).WithContext("verifier after dce"));
+  ReinplaceOptions ro;
+  ro.reuse_restored_inputs = false;
+  AOT_RETURN_IF_ERROR(Reinplace(g, ops, ro).WithContext("pass reinplace (reuse_restored_inputs off)"));
+  AOT_RETURN_IF_ERROR(VerifyGraph(g).WithContext("verifier after reinplace"));
+  AOT_RETURN_IF_ERROR(EliminateDeadCode(g, ops).WithContext("pass dce"));
+  return VerifyGraph(g).WithContext("verifier after dce");
+}
+
 }  // namespace
 
 const char* OpName(Op op) { return kOpNames[static_cast<size_t>(op)]; }
@@ -1485,6 +1509,7 @@ CheckResult CheckProgram(const Program& p, const CheckOptions& opts) {
   auto fail = [&](CheckResult::Kind kind, Stage stage, std::string msg, std::string detail) {
     r.kind = kind;
     r.stage = stage;
+    if (stage == Stage::kReinplaced && !opts.reinplace_reuse_restored_inputs) r.variant = "reuse_restored_inputs off";
     r.message = std::move(msg);
     r.signature = std::string(StageName(stage)) + "/" + KindName(kind) + "/" + detail;
     return r;
@@ -1504,7 +1529,7 @@ CheckResult CheckProgram(const Program& p, const CheckOptions& opts) {
     try {
       auto g = TraceCpp(fn, inputs, LiveOpTable());
       if (!g.ok()) return fail(CheckResult::Kind::kError, stage, "import failed: " + g.status().ToString(), "import");
-      Status s = RunPipeline(**g, stage, LiveOpTable(), {});
+      Status s = RunStage(**g, stage, opts);
       if (!s.ok()) {
         if (stage != Stage::kImport && s.code() == StatusCode::kUnsupported) {
           bool expected = false;
@@ -1581,7 +1606,7 @@ Program Minimize(const Program& p, const CheckResult& failure, const CheckOption
 std::string FailureReport(const Program& m, const CheckResult& r) {
   std::ostringstream os;
   os << "=== random program failure: seed " << m.seed << "\n";
-  os << "stage:   " << StageName(r.stage) << "\n";
+  os << "stage:   " << StageName(r.stage) << (r.variant.empty() ? "" : " (" + r.variant + ")") << "\n";
   os << "kind:    " << KindName(r.kind) << "\n";
   os << "message: " << r.message << "\n";
   os << "reproduce: bazel run //tests/random:random_tester -- --seed " << m.seed << " --count 1\n";

@@ -128,6 +128,7 @@ struct CheckResult {
   };
   Kind kind = Kind::kOk;
   Stage stage = Stage::kImport;
+  std::string variant;  // how the stage was run when not by RunPipeline
   std::string message;
   std::string signature;  // stage + kind + what failed: minimisation keeps it
   std::string ir;         // the graph at the failing stage (when there is one)
@@ -142,6 +143,10 @@ bool ParseStages(const std::string& list, std::vector<Stage>* out);
 
 struct CheckOptions {
   std::vector<Stage> stages = AllStages();  // checked in this order
+  // When false, the reinplaced stage runs its passes with
+  // ReinplaceOptions::reuse_restored_inputs off (the (1b) improvement, which
+  // has the open bug R1), so the rest of reinplace stays checked.
+  bool reinplace_reuse_restored_inputs = true;
 };
 
 CheckResult CheckProgram(const Program& p, const CheckOptions& opts = {});

@@ -25,13 +25,15 @@ int64_t EnvInt(const char* name, int64_t dflt) {
 }
 
 // `count` programs, or ATENAOT_RANDOM_PROGRAMS when `count_from_env`.
-RunSummary RunMany(const std::vector<Stage>& stages, const GeneratorOptions& gen, int64_t count, bool count_from_env) {
+RunSummary RunMany(const std::vector<Stage>& stages, const GeneratorOptions& gen, int64_t count, bool count_from_env,
+                   bool reuse_restored_inputs = false) {
   at::set_num_threads(1);
   InstallCrashHandler();
   if (count_from_env) count = EnvInt("ATENAOT_RANDOM_PROGRAMS", count);
   const uint64_t seed = static_cast<uint64_t>(EnvInt("ATENAOT_RANDOM_SEED", 1));
   RunOptions run;
   run.check.stages = stages;
+  run.check.reinplace_reuse_restored_inputs = reuse_restored_inputs;
   run.log = &std::cerr;
   run.max_minimized = 5;
   RunSummary sum = RunPrograms(seed, count, gen, run);
@@ -47,10 +49,11 @@ std::string Seeds(const RunSummary& sum) {
   return seeds;
 }
 
-// Stages import, functional and functional-noviews. The reinplaced stage has
-// known bugs (tests/random/README.md) and is checked by the disabled test below.
+// Every stage. Reinplace's reuse of restored inputs (ReinplaceOptions::
+// reuse_restored_inputs) has the open bug R1 (tests/random/README.md), so the
+// reinplaced stage runs with it off here, and fully in the disabled test below.
 TEST(RandomPrograms, EqualEagerAtEveryStage) {
-  RunSummary sum = RunMany({Stage::kImport, Stage::kFunctional, Stage::kFunctionalNoViews}, GeneratorOptions(), 2000, true);
+  RunSummary sum = RunMany(AllStages(), GeneratorOptions(), 2000, true);
   EXPECT_EQ(sum.failures, 0) << "failing seeds (rerun one with random_tester --seed S --count 1):" << Seeds(sum);
   // Generated programs are valid by construction (eager runs them without ties).
   EXPECT_EQ(sum.invalid, 0);
@@ -62,10 +65,9 @@ TEST(RandomPrograms, EqualEagerAtEveryStage) {
   }
 }
 
-// Disabled until the reinplace bugs R1 and R2 (tests/random/README.md) are
-// fixed; run with --gtest_also_run_disabled_tests.
-TEST(RandomPrograms, DISABLED_ReinplacedStageEqualsEager) {
-  RunSummary sum = RunMany(AllStages(), GeneratorOptions(), 2000, true);
+// Disabled until R1 is fixed; run with --gtest_also_run_disabled_tests.
+TEST(RandomPrograms, DISABLED_ReinplacedWithInputReuseEqualsEager) {
+  RunSummary sum = RunMany({Stage::kReinplaced}, GeneratorOptions(), 2000, true, /*reuse_restored_inputs=*/true);
   EXPECT_EQ(sum.failures, 0) << "failing seeds (rerun one with random_tester --seed S --count 1):" << Seeds(sum);
 }
 
@@ -74,7 +76,7 @@ TEST(RandomPrograms, DISABLED_ReinplacedStageEqualsEager) {
 TEST(RandomPrograms, ByDesignRefusalsCarryTheirMessage) {
   GeneratorOptions gen;
   gen.refusal_probability = 0.5;
-  RunSummary sum = RunMany({Stage::kImport, Stage::kFunctional, Stage::kFunctionalNoViews}, gen, 300, false);
+  RunSummary sum = RunMany(AllStages(), gen, 300, false);
   EXPECT_EQ(sum.failures, 0) << "failing seeds:" << Seeds(sum);
   if (sum.programs >= 300) EXPECT_GT(sum.refused, 0);
 }

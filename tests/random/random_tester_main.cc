@@ -7,6 +7,7 @@
 //   --max-minimized K     minimise at most K failures (default 20), list the rest by seed
 //   --progress N          a progress line every N programs (default 10000)
 //   --stages LIST         stages to check, e.g. import,functional (default: all four)
+//   --no-input-reuse      run the reinplaced stage with ReinplaceOptions::reuse_restored_inputs off
 //   --with-known-bugs     also generate the patterns of known, unfixed bugs
 //   --refusal-probability P  how often to generate a by-design refusal on purpose (default 0.02)
 #include <ATen/ATen.h>
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     else if (a == "--max-minimized") run.max_minimized = std::stoi(next());
     else if (a == "--progress") run.progress_every = std::stoll(next());
     else if (a == "--with-known-bugs") gen.avoid_known_bugs = false;
+    else if (a == "--no-input-reuse") run.check.reinplace_reuse_restored_inputs = false;
     else if (a == "--stages") {
       if (!ParseStages(next(), &run.check.stages)) {
         std::cerr << "random_tester: --stages takes a comma-separated list of " << atenaot::StageNames() << "\n";
@@ -55,7 +57,7 @@ int main(int argc, char** argv) {
     else if (a == "--refusal-probability") gen.refusal_probability = std::stod(next());
     else if (a == "--help" || a == "-h") {
       std::cout << "usage: random_tester [--count N] [--seed S] [--print SEED] [--max-minimized K] [--progress N]"
-                   " [--stages LIST] [--with-known-bugs] [--refusal-probability P]\n";
+                   " [--stages LIST] [--no-input-reuse] [--with-known-bugs] [--refusal-probability P]\n";
       return 0;
     } else {
       std::cerr << "random_tester: unknown argument " << a << "\n";

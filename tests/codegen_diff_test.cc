@@ -1,0 +1,94 @@
+// The product path, differentially: every suite program and every fixture is
+// compiled to a C library (generated code built with -Wall -Wextra -Werror)
+// and run through the C ABI; results equal eager (outputs and inputs after).
+// Programs using ops the C backend does not support are reported as skipped
+// with the list of ops.
+#include <ATen/ATen.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "capture/load_model.h"
+#include "capture/tensor_convert.h"
+#include "io/npy.h"
+#include "schema/dispatcher_schemas.h"
+#include "tests/testing/compiled_runner.h"
+#include "tests/testing/eager_compare.h"
+
+namespace atenaot {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Dir(const std::string& name) { return ::testing::TempDir() + "/compiled_" + name; }
+
+class SuiteCompiled : public ::testing::TestWithParam<const SuiteProgram*> {};
+
+TEST_P(SuiteCompiled, EqualsEager) {
+  std::string r = RunProgramCompiled(*GetParam(), Dir(GetParam()->name));
+  if (r.find("the C backend cannot compile") != std::string::npos) GTEST_SKIP() << r.substr(0, 600);
+  EXPECT_EQ(r, "");
+}
+
+std::vector<const SuiteProgram*> Programs() {
+  std::vector<const SuiteProgram*> ps;
+  for (const SuiteProgram& p : ProgramSuite()) ps.push_back(&p);
+  return ps;
+}
+
+INSTANTIATE_TEST_SUITE_P(Suite, SuiteCompiled, ::testing::ValuesIn(Programs()),
+                         [](const auto& info) { return info.param->name; });
+
+std::vector<at::Tensor> LoadTensors(const fs::path& dir, const std::string& prefix) {
+  std::vector<at::Tensor> ts;
+  for (int k = 0;; ++k) {
+    fs::path p = dir / (prefix + std::to_string(k) + ".npy");
+    if (!fs::exists(p)) break;
+    auto a = ReadNpy(p.string());
+    if (a.ok()) ts.push_back(TensorFromNpy(*a));
+  }
+  return ts;
+}
+
+class ModelCompiled : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ModelCompiled, EqualsEager) {
+  fs::path dir = GetParam();
+  std::vector<NpyArray> arrays;
+  for (int k = 0;; ++k) {
+    auto a = ReadNpy((dir / ("input_" + std::to_string(k) + ".npy")).string());
+    if (!a.ok()) break;
+    arrays.push_back(*a);
+  }
+  auto g = LoadModel((dir / "model.pt").string(), arrays, LiveOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::vector<at::Tensor> ins;
+  for (const NpyArray& a : arrays) ins.push_back(TensorFromNpy(a));
+  std::string name = dir.filename().string();
+  CompiledRun r = CompileAndRun(**g, ins, Dir("model_" + name), "-Wall -Wextra -Werror");
+  if (r.error.find("the C backend cannot compile") != std::string::npos) GTEST_SKIP() << r.error.substr(0, 600);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(CompareTensorLists(LoadTensors(dir / "expected", "output_"), r.outputs, "output"), "") << r.source;
+  std::vector<at::Tensor> after = LoadTensors(dir / "expected", "input_");
+  if (!after.empty()) EXPECT_EQ(CompareTensorLists(after, ins, "input-after"), "");
+}
+
+std::vector<std::string> ModelDirs() {
+  std::vector<std::string> ds;
+  for (const char* root : {"tests/fixtures", "examples"})
+    for (const auto& e : fs::directory_iterator(root))
+      if (fs::exists(e.path() / "model.pt")) ds.push_back(e.path().string());
+  std::sort(ds.begin(), ds.end());
+  return ds;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ModelCompiled, ::testing::ValuesIn(ModelDirs()), [](const auto& info) {
+  std::string s = info.param;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+});
+
+}  // namespace
+}  // namespace atenaot

@@ -1,0 +1,87 @@
+#include "tests/testing/compiled_runner.h"
+
+#include <ATen/ATen.h>
+
+#include "atenaot.h"
+#include "capture/jit_import.h"
+#include "capture/tensor_convert.h"
+#include "codegen/build_library.h"
+#include "codegen/c_codegen.h"
+#include "interp/annotate.h"
+#include "passes/pipeline.h"
+#include "plan/memory_plan.h"
+#include "schema/dispatcher_schemas.h"
+#include "tests/testing/eager_compare.h"
+
+namespace atenaot {
+
+CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
+                          const std::string& extra_cflags) {
+  CompiledRun r;
+  Status s = RunPipeline(g, Stage::kReinplaced, LiveOpTable(), {});
+  if (s.ok()) s = AnnotateFromRun(g, inputs);
+  if (!s.ok()) { r.error = s.ToString(); return r; }
+  std::unordered_set<const Value*> fused = FusedAwayValues(g);
+  auto plan = PlanMemory(g, "best", 64, &fused);
+  if (!plan.ok()) { r.error = plan.status().ToString(); return r; }
+  CodegenOptions copts;
+  copts.name = "m";
+  auto gen = GenerateC(g, *plan, copts);
+  if (!gen.ok()) { r.error = gen.status().ToString(); return r; }
+  r.source = gen->source;
+  BuildOptions bopts;
+  bopts.extra_cflags = "-O1 " + extra_cflags;
+  auto lib = WriteAndBuild(*gen, dir, "m", bopts);
+  if (!lib.ok()) { r.error = lib.status().ToString(); return r; }
+  aot_model* m = nullptr;
+  if (aot_model_open(lib->c_str(), &m) != AOT_OK) { r.error = aot_last_error(); return r; }
+  std::vector<aot_tensor> in, out;
+  auto describe = [](const at::Tensor& t) {
+    aot_tensor d{};
+    d.data = t.data_ptr();
+    auto dt = DTypeFromAten(t.scalar_type());
+    static const std::map<DType, aot_dtype> kMap = {{DType::kFloat32, AOT_FLOAT32}, {DType::kFloat64, AOT_FLOAT64},
+                                                   {DType::kInt32, AOT_INT32},     {DType::kInt64, AOT_INT64},
+                                                   {DType::kBool, AOT_BOOL},       {DType::kUInt8, AOT_UINT8},
+                                                   {DType::kInt8, AOT_INT8},       {DType::kInt16, AOT_INT16}};
+    d.dtype = dt.ok() && kMap.count(*dt) ? kMap.at(*dt) : AOT_FLOAT32;
+    d.ndim = static_cast<int32_t>(t.dim());
+    for (int64_t k = 0; k < t.dim(); ++k) { d.sizes[k] = t.size(k); d.strides[k] = t.stride(k); }
+    return d;
+  };
+  for (at::Tensor& t : inputs) {
+    if (!t.is_contiguous()) { r.error = "non-contiguous sample input"; aot_model_free(m); return r; }
+    in.push_back(describe(t));
+  }
+  for (const Value* v : g.outputs()) {
+    at::Tensor t = at::empty(v->meta().sizes, at::TensorOptions().dtype(AtenFromDType(v->meta().dtype)));
+    r.outputs.push_back(t);
+    out.push_back(describe(t));
+  }
+  if (aot_model_run(m, in.data(), in.size(), out.data(), out.size(), nullptr, 0) != AOT_OK) r.error = aot_last_error();
+  aot_model_free(m);
+  return r;
+}
+
+std::string RunProgramCompiled(const SuiteProgram& p, const std::string& dir) {
+  if (!p.rejected_with.empty()) return "";
+  std::vector<at::Tensor> inputs = p.inputs();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    // The C ABI takes separate contiguous inputs.
+    if (!inputs[i].is_contiguous() || inputs[i].storage_offset() != 0) return "";
+    for (size_t j = 0; j < i; ++j)
+      if (inputs[i].storage().unsafeGetStorageImpl() == inputs[j].storage().unsafeGetStorageImpl()) return "";
+  }
+  auto g = TraceCpp(p.fn, inputs, LiveOpTable());
+  if (!g.ok()) return "import failed: " + g.status().ToString();
+  std::vector<at::Tensor> eager_in = CloneKeepingAliasing(inputs);
+  std::vector<at::Tensor> eager_out = p.fn(eager_in);
+  std::vector<at::Tensor> run_in = CloneKeepingAliasing(inputs);
+  CompiledRun r = CompileAndRun(**g, run_in, dir);
+  if (!r.error.empty()) return r.error;
+  std::string diff = CompareTensorLists(eager_out, r.outputs, "output") + CompareTensorLists(eager_in, run_in, "input-after");
+  if (!diff.empty()) diff += "\n" + r.source;
+  return diff;
+}
+
+}  // namespace atenaot

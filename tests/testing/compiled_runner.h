@@ -1,0 +1,30 @@
+// Compiles a graph to a C library (reinplace -> annotate -> fuse -> plan ->
+// C codegen -> cc) and runs it through the C ABI loader, for differential
+// tests against eager.
+#pragma once
+
+#include <ATen/Tensor.h>
+
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "tests/testing/program_suite.h"
+
+namespace atenaot {
+
+struct CompiledRun {
+  std::vector<at::Tensor> outputs;
+  std::string error;    // non-empty when compiling or running failed
+  std::string source;   // the generated C, for failure messages
+};
+
+// `g` is at stage import; `inputs` are used as sample inputs and then run on
+// (they are updated in place when the program mutates them).
+CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
+                          const std::string& extra_cflags = "");
+
+// Empty when the compiled program equals eager (outputs and inputs after).
+std::string RunProgramCompiled(const SuiteProgram& p, const std::string& dir);
+
+}  // namespace atenaot
