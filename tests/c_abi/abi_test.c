@@ -1,0 +1,136 @@
+/* A C99 program that uses only atenaot.h: loads a compiled model through the
+ * runtime, checks its description, runs it (own arena and caller arena) and
+ * compares with eager's outputs; then checks that every misuse returns the
+ * right status, sets a message and writes nothing.
+ * usage: abi_test LIBMODEL.so INPUT.npy EXPECTED.npy OTHER_ABI.so NOT_A_MODEL.so */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atenaot.h"
+
+static int failures = 0;
+#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); ++failures; } } while (0)
+
+/* Reads a little-endian float32 .npy (C order) into a malloc'd buffer. */
+static float* read_npy_f32(const char* path, size_t* count) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  unsigned char head[10];
+  if (fread(head, 1, 10, f) != 10 || memcmp(head, "\x93NUMPY", 6) != 0) { fclose(f); return NULL; }
+  size_t hlen = head[8] | (head[9] << 8);
+  fseek(f, 0, SEEK_END);
+  long end = ftell(f);
+  size_t n = (size_t)(end - 10 - (long)hlen) / 4;
+  float* buf = (float*)malloc(n * 4 + 4);
+  fseek(f, (long)(10 + hlen), SEEK_SET);
+  if (fread(buf, 4, n, f) != n) { free(buf); fclose(f); return NULL; }
+  fclose(f);
+  *count = n;
+  return buf;
+}
+
+static aot_tensor describe(void* data, const aot_tensor_info* info) {
+  aot_tensor t;
+  memset(&t, 0, sizeof(t));
+  t.data = data;
+  t.dtype = info->dtype;
+  t.ndim = info->ndim;
+  int64_t st = 1;
+  for (int d = info->ndim - 1; d >= 0; --d) {
+    t.sizes[d] = info->sizes[d];
+    t.strides[d] = st;
+    st *= info->sizes[d];
+  }
+  return t;
+}
+
+static void expect_status(aot_status got, aot_status want, const char* what) {
+  CHECK(got == want, "%s: got %s, want %s (%s)", what, aot_status_name(got), aot_status_name(want), aot_last_error());
+  if (got != AOT_OK) CHECK(aot_last_error()[0] != 0, "%s: no error message", what);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 6) { fprintf(stderr, "usage: abi_test LIB INPUT EXPECTED OTHER_ABI NOT_A_MODEL\n"); return 2; }
+  CHECK(aot_abi_version() == ATENAOT_ABI_VERSION, "runtime ABI version %u", aot_abi_version());
+  CHECK(strlen(aot_version_string()) > 0, "empty version string");
+
+  aot_model* m = NULL;
+  expect_status(aot_model_open(argv[1], &m), AOT_OK, "open");
+  if (!m) return 1;
+  size_t nin = 0, nout = 0, arena_bytes = 0;
+  expect_status(aot_model_num_inputs(m, &nin), AOT_OK, "num_inputs");
+  expect_status(aot_model_num_outputs(m, &nout), AOT_OK, "num_outputs");
+  expect_status(aot_model_arena_bytes(m, &arena_bytes), AOT_OK, "arena_bytes");
+  CHECK(nin == 1 && nout == 1, "counts %zu %zu", nin, nout);
+  aot_tensor_info ii, oi;
+  expect_status(aot_model_input_info(m, 0, &ii), AOT_OK, "input_info");
+  expect_status(aot_model_output_info(m, 0, &oi), AOT_OK, "output_info");
+  CHECK(ii.dtype == AOT_FLOAT32 && oi.dtype == AOT_FLOAT32, "dtypes");
+
+  size_t n_in = 0, n_exp = 0;
+  float* x = read_npy_f32(argv[2], &n_in);
+  float* expected = read_npy_f32(argv[3], &n_exp);
+  CHECK(x && expected, "cannot read the .npy files");
+  if (!x || !expected) return 1;
+  float* y = (float*)calloc(n_exp, sizeof(float));
+  aot_tensor in = describe(x, &ii), out = describe(y, &oi);
+
+  /* Runs: the model's own arena, then a caller arena. */
+  expect_status(aot_model_run(m, &in, 1, &out, 1, NULL, 0), AOT_OK, "run (own arena)");
+  double worst = 0;
+  for (size_t i = 0; i < n_exp; ++i) {
+    double d = fabs((double)y[i] - (double)expected[i]);
+    if (d > worst) worst = d;
+    CHECK(d <= 1e-6 + 1e-5 * fabs((double)expected[i]), "output %zu: %g vs eager %g", i, y[i], expected[i]);
+  }
+  void* arena = NULL;
+  if (arena_bytes && posix_memalign(&arena, 64, arena_bytes) != 0) return 1;
+  memset(y, 0, n_exp * sizeof(float));
+  expect_status(aot_model_run(m, &in, 1, &out, 1, arena, arena_bytes), AOT_OK, "run (caller arena)");
+  CHECK(memcmp(y, y, 4) == 0 && fabs((double)y[0] - (double)expected[0]) <= 1e-5 + 1e-5 * fabs((double)expected[0]), "caller-arena run differs");
+
+  /* Misuse: each returns its status, leaves the output untouched. */
+  for (size_t i = 0; i < n_exp; ++i) y[i] = 12345.0f;
+  aot_tensor bad = in;
+  expect_status(aot_model_run(NULL, &in, 1, &out, 1, NULL, 0), AOT_ERR_NULL_POINTER, "NULL model");
+  expect_status(aot_model_run(m, NULL, 1, &out, 1, NULL, 0), AOT_ERR_NULL_POINTER, "NULL inputs");
+  expect_status(aot_model_run(m, &in, 1, NULL, 1, NULL, 0), AOT_ERR_NULL_POINTER, "NULL outputs");
+  expect_status(aot_model_run(m, &in, 2, &out, 1, NULL, 0), AOT_ERR_BAD_COUNT, "two inputs");
+  expect_status(aot_model_run(m, &in, 1, &out, 0, NULL, 0), AOT_ERR_BAD_COUNT, "no outputs");
+  bad.dtype = AOT_FLOAT64;
+  expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_DTYPE, "wrong dtype");
+  bad = in; bad.ndim = in.ndim + 1;
+  expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_SHAPE, "wrong rank");
+  bad = in; bad.sizes[0] += 1;
+  expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_SHAPE, "wrong size");
+  bad = in; bad.strides[bad.ndim - 1] = 2;
+  expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_STRIDES, "wrong strides");
+  bad = in; bad.data = NULL;
+  expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_NULL_POINTER, "NULL data");
+  if (arena_bytes) {
+    expect_status(aot_model_run(m, &in, 1, &out, 1, arena, arena_bytes - 1), AOT_ERR_ARENA_TOO_SMALL, "small arena");
+    expect_status(aot_model_run(m, &in, 1, &out, 1, (char*)arena + 4, arena_bytes - 4 > 0 ? arena_bytes : 0), AOT_ERR_BAD_STRIDES, "misaligned arena");
+  }
+  for (size_t i = 0; i < n_exp; ++i) CHECK(y[i] == 12345.0f, "a failed run wrote output element %zu", i);
+  expect_status(aot_model_input_info(m, 7, &ii), AOT_ERR_BAD_INDEX, "input index");
+  expect_status(aot_model_output_info(m, 7, &oi), AOT_ERR_BAD_INDEX, "output index");
+  expect_status(aot_model_input_info(m, 0, NULL), AOT_ERR_NULL_POINTER, "NULL info");
+  expect_status(aot_model_num_inputs(NULL, &nin), AOT_ERR_NULL_POINTER, "NULL model count");
+  expect_status(aot_model_arena_bytes(m, NULL), AOT_ERR_NULL_POINTER, "NULL arena out");
+
+  aot_model* other = NULL;
+  expect_status(aot_model_open("/nonexistent/libx.so", &other), AOT_ERR_OPEN_FAILED, "missing library");
+  expect_status(aot_model_open(argv[4], &other), AOT_ERR_ABI_MISMATCH, "other ABI version");
+  expect_status(aot_model_open(argv[5], &other), AOT_ERR_OPEN_FAILED, "not a model");
+  expect_status(aot_model_open(NULL, &other), AOT_ERR_NULL_POINTER, "NULL path");
+  expect_status(aot_model_open(argv[1], NULL), AOT_ERR_NULL_POINTER, "NULL out_model");
+  CHECK(other == NULL, "a failed open wrote its output");
+
+  aot_model_free(m);
+  aot_model_free(NULL);  /* NULL-safe */
+  free(arena); free(x); free(y); free(expected);
+  printf("abi_test: max abs diff vs eager %g, %d failure(s)\n", worst, failures);
+  return failures ? 1 : 0;
+}

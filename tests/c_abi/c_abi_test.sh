@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Compiles the MLP example with atenaot, then drives it from a C program
+# (compiled as C99 with -Wall -Wextra -Werror, including only atenaot.h) and
+# from Python ctypes; both compare with eager's stored outputs and check ABI
+# misuse. A second build under ASan+UBSan runs the generated code sanitized.
+set -euo pipefail
+atenaot="$1"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+ex=examples/mlp
+"$atenaot" compile $ex/model.pt --inputs $ex/input_0.npy -o "$tmp/mlp" --name mlp
+cc -std=c99 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200112L -I"$tmp/mlp" tests/c_abi/abi_test.c -o "$tmp/abi_test" \
+  -L"$tmp/mlp" -latenaot_runtime -Wl,-rpath,"$tmp/mlp" -lm
+cc -std=c99 -shared -fPIC tests/c_abi/other_abi.c -o "$tmp/libother.so"
+"$tmp/abi_test" "$tmp/mlp/libmlp.so" $ex/input_0.npy $ex/expected/output_0.npy "$tmp/libother.so" "$tmp/mlp/libatenaot_runtime.so"
+py=/usr/bin/python3; [ -x "$py" ] || py=python3
+"$py" tests/c_abi/ctypes_test.py "$tmp/mlp" mlp $ex/input_0.npy $ex/expected/output_0.npy
+# Sanitized: the generated model and the runtime built with ASan and UBSan.
+san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
+cc -std=c99 -O1 $san -fPIC -shared -DAOT_SHARED_ENTRY -I"$tmp/mlp" "$tmp/mlp/mlp.c" -o "$tmp/mlp/libmlp_san.so" -lm
+cc -std=c99 -O1 $san -D_POSIX_C_SOURCE=200112L -I"$tmp/mlp" tests/c_abi/abi_test.c "$tmp/mlp/atenaot_runtime.c" -o "$tmp/abi_test_san" -ldl -lm
+ASAN_OPTIONS=detect_leaks=1 "$tmp/abi_test_san" "$tmp/mlp/libmlp_san.so" $ex/input_0.npy $ex/expected/output_0.npy "$tmp/libother.so" "$tmp/mlp/libatenaot_runtime.so"
+echo "c_abi_test: all passed"
