@@ -62,7 +62,7 @@ StatusOr<std::string> WriteAndBuild(const GeneratedC& gen, const std::string& di
     AOT_RETURN_IF_ERROR(Write(base + ".weights", std::string(gen.weights.begin(), gen.weights.end())));
   std::string cc = opts.cc;
   if (const char* env = std::getenv("CC"); env && *env && cc == "cc") cc = env;
-  std::string flags = "-std=c99 -O3 -fPIC -I" + Quote(dir) + (opts.march_native ? " -march=native" : "") + " " + opts.extra_cflags;
+  std::string flags = "-std=c99 -O3 -fno-math-errno -fno-trapping-math -fPIC -I" + Quote(dir) + (opts.march_native ? " -march=native" : "") + " " + opts.extra_cflags;
   AOT_RETURN_IF_ERROR(Sh(cc + " " + flags + " -shared -DAOT_SHARED_ENTRY -o " + Quote(dir + "/lib" + name + ".so") + " " +
                              Quote(base + ".c") + " -lm",
                          "building lib" + name + ".so"));

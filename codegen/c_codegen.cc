@@ -96,6 +96,8 @@ FusionInfo ComputeFusion(const Graph& g) {
 // ---- the emitter -------------------------------------------------------------
 
 class CEmitter {
+  static constexpr int64_t kTile = 512;  // elements per tile of a long elementwise run (2 KiB of floats)
+
  public:
   CEmitter(const Graph& g, const MemoryPlan& plan, const CodegenOptions& opts) : g_(g), plan_(plan), opts_(opts) {}
 
@@ -160,10 +162,12 @@ class CEmitter {
         return Unsupported("inputs share memory (%" + v->name() + "); compiled models take separate inputs");
       loc_[v->meta().storage] = {"((uint8_t*)in[" + std::to_string(k) + "])"};
     }
+    // Weights are emitted when a kernel first reads them (a weight only
+    // used transposed by linear is emitted only in that form).
     for (const Value* w : g_.weight_values()) {
-      auto it = g_.weights().find(w->weight_key());
-      if (it == g_.weights().end()) return InvalidArgument("weight %" + w->name() + " has no data");
-      AOT_RETURN_IF_ERROR(AddWeight(w, it->second));
+      if (g_.weights().find(w->weight_key()) == g_.weights().end())
+        return InvalidArgument("weight %" + w->name() + " has no data");
+      pending_weights_[w->meta().storage] = w;
     }
     for (size_t i = 0; i < plan_.analysis.buffers.size(); ++i) {
       const Buffer& b = plan_.analysis.buffers[i];
@@ -196,7 +200,50 @@ class CEmitter {
     return Status::Ok();
   }
 
+  // Emits w (a 2-D f32 weight [N, K]) transposed to [K, N] as a new constant,
+  // so linear's GEMM runs along contiguous rows of both B and C.
+  StatusOr<std::string> TransposedWeightPtr(const Value* w) {
+    auto it = g_.weights().find(w->weight_key());
+    if (it == g_.weights().end()) return InvalidArgument("weight %" + w->name() + " has no data");
+    const WeightData& d = it->second;
+    const int64_t N = d.meta.sizes[0], K = d.meta.sizes[1];
+    WeightData t;
+    t.meta = d.meta;
+    t.meta.sizes = {K, N};
+    t.meta.strides = {N, 1};
+    t.bytes.resize(d.bytes.size());
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k)
+        std::memcpy(&t.bytes[static_cast<size_t>((k * N + n) * 4)], &d.bytes[static_cast<size_t>((n * K + k) * 4)], 4);
+    auto& sym = transposed_[w];
+    if (sym.empty()) {
+      std::string name = "aot_wt" + std::to_string(weight_count_++);
+      if (opts_.embed_weights) {
+        weights_ << "/* %" << w->name() << " transposed to [" << K << ", " << N << "] for linear */\n";
+        weights_ << "static const uint8_t " << name << "[" << t.bytes.size() << "] __attribute__((aligned(64))) = {";
+        for (size_t i = 0; i < t.bytes.size(); ++i) weights_ << (i % 24 == 0 ? "\n  " : "") << static_cast<int>(t.bytes[i]) << ",";
+        weights_ << "\n};\n";
+        sym = "((uint8_t*)(uintptr_t)" + name + ")";
+      } else {
+        size_t off = (blob_.size() + 63) / 64 * 64;
+        blob_.resize(off);
+        blob_.insert(blob_.end(), t.bytes.begin(), t.bytes.end());
+        sym = "((uint8_t*)(uintptr_t)(wts + " + std::to_string(off) + "))";
+      }
+    }
+    std::string p = "pt" + std::to_string(ptr_names_.size());
+    body_ << "  float* const " << p << " = (float*)" << sym << ";\n";
+    ptr_names_[reinterpret_cast<const Value*>(&sym)] = p;  // keeps pointer names unique
+    return p;
+  }
+
   StatusOr<std::string> Base(const Value* v) {
+    auto pw = pending_weights_.find(v->meta().storage);
+    if (pw != pending_weights_.end()) {
+      const Value* w = pw->second;
+      pending_weights_.erase(pw);
+      AOT_RETURN_IF_ERROR(AddWeight(w, g_.weights().at(w->weight_key())));
+    }
     auto it = loc_.find(v->meta().storage);
     if (it == loc_.end()) return Internal("no memory planned for %" + v->name() + " (storage " + std::to_string(v->meta().storage) + ")");
     return it->second.base;
@@ -342,8 +389,14 @@ class CEmitter {
     for (const Value* v : loads) strides.push_back(Broadcast(v->meta(), sizes));
     strides.push_back(target->meta().strides);
     Space sp = Coalesce(sizes, strides);
+    // Long runs over a flat range go tile by tile: each step is its own short
+    // loop over a stack tile, so loops are throughput-bound (independent
+    // elements) instead of one deep dependency chain per element.
+    const bool tiled = sp.sizes.size() == 1 && group.size() >= 3 && sp.sizes[0] >= 2 * kTile;
     std::vector<std::string> vars;
-    for (size_t d = 0; d < sp.sizes.size(); ++d) vars.push_back("i" + std::to_string(d));
+    if (tiled) vars.push_back("(t + j)");
+    else
+      for (size_t d = 0; d < sp.sizes.size(); ++d) vars.push_back("i" + std::to_string(d));
     load_expr_.clear();
     for (size_t k = 0; k < loads.size(); ++k) {
       AOT_ASSIGN_OR_RETURN(std::string p, Ptr(loads[k]));
@@ -352,6 +405,21 @@ class CEmitter {
     AOT_ASSIGN_OR_RETURN(std::string tp, Ptr(target));
     std::string store = Index(tp, sp.strides.back(), vars);
     AOT_ASSIGN_OR_RETURN(std::string tct, CType(target->meta().dtype));
+    if (tiled) {
+      const int64_t total = sp.sizes[0];
+      loops_ << "  " << tct << " tile[" << kTile << "];\n";
+      loops_ << "  for (int64_t t = 0; t < " << total << "; t += " << kTile << ") {\n";
+      loops_ << "    const int64_t n = " << total << " - t < " << kTile << " ? " << total << " - t : " << kTile << ";\n";
+      std::string running = load_target ? load_expr_.at(target) : "";
+      for (size_t k = 0; k < group.size(); ++k) {
+        AOT_ASSIGN_OR_RETURN(std::string e, Expr(group[k], group[k]->op().Writes() ? running : ""));
+        loops_ << "    for (int64_t j = 0; j < n; ++j) tile[j] = " << e << ";\n";
+        running = "tile[j]";
+      }
+      loops_ << "    for (int64_t j = 0; j < n; ++j) " << store << " = tile[j];\n  }\n";
+      EndKernel();
+      return Status::Ok();
+    }
     std::string indent = "  ";
     for (size_t d = 0; d < sp.sizes.size(); ++d) {
       loops_ << indent << "for (int64_t " << vars[d] << " = 0; " << vars[d] << " < " << sp.sizes[d] << "; ++" << vars[d] << ")";
@@ -684,7 +752,14 @@ class CEmitter {
       return Broadcast(lead, batch);
     };
     AOT_ASSIGN_OR_RETURN(std::string pa, Ptr(a));
-    AOT_ASSIGN_OR_RETURN(std::string pb, Ptr(b));
+    std::string pb;
+    if (b_transposed && b->kind() == ValueKind::kWeight && b->meta().IsContiguous() && b->meta().offset == 0 &&
+        b->meta().sizes.size() == 2) {
+      AOT_ASSIGN_OR_RETURN(pb, TransposedWeightPtr(b));
+      bm.strides = {bm.sizes[1], 1};  // [K, N] contiguous
+    } else {
+      AOT_ASSIGN_OR_RETURN(pb, Ptr(b));
+    }
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::string pbias;
     if (bias) { AOT_ASSIGN_OR_RETURN(pbias, Ptr(bias)); }
@@ -1010,6 +1085,8 @@ class CEmitter {
   std::unordered_map<const Value*, std::string> load_expr_;
   std::vector<std::string> unsupported_;
   std::vector<uint8_t> blob_;
+  std::unordered_map<const Value*, std::string> transposed_;  // weight -> its [K, N] copy
+  std::unordered_map<int64_t, const Value*> pending_weights_;  // storage -> weight not emitted yet
   int weight_count_ = 0;
   int kernel_count_ = 0;
 };

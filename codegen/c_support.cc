@@ -91,6 +91,32 @@ AOT_UNUSED static inline double aot__mod_f(double a, double b) {
   return r;
 }
 
+/* expf without branches or calls, so loops using it vectorise: Cody-Waite
+ * reduction x = n ln2 + r, a degree-6 polynomial for e^r, 2^n through the
+ * exponent bits. Relative error about 2e-7 (float ulps), NaN propagates,
+ * overflow gives inf and underflow 0 like expf. */
+AOT_UNUSED static inline float aot__expf(float x) {
+  const float xc = x < -103.0f ? -103.0f : (x > 88.8f ? 88.8f : x);
+  const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* round to nearest */
+  const float r = (xc - n * 0.693359375f) + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  /* 2^n in two halves so that n down to -149 (subnormals) stays exact. */
+  const int32_t ni = (int32_t)n;
+  const int32_t n1 = ni / 2, n2 = ni - n1;
+  int32_t b1 = (n1 + 127) << 23, b2 = (n2 + 127) << 23;
+  float s1, s2;
+  memcpy(&s1, &b1, 4);
+  memcpy(&s2, &b2, 4);
+  const float y = p * s1 * s2;
+  return x != x ? x : (x > 88.8f ? (float)INFINITY : y);
+}
+
 /* C[m,n] = beta*C + alpha * sum_k A[m,k] B[k,n], all strided (elements).
  * Picks the loop order that keeps the innermost loop unit-stride so the
  * compiler vectorises it: dot products when A and B run along k, row updates

@@ -10,8 +10,12 @@ namespace {
 using X = std::vector<std::string>;
 
 bool IsFloat(const std::string& ct) { return ct == "float" || ct == "double"; }
-// libm name for the compute type: expf for float, exp for double.
-std::string M(const std::string& fn, const std::string& ct) { return ct == "float" ? fn + "f" : fn; }
+// libm name for the compute type: expf for float, exp for double. Float exp
+// uses atenaot's branch-free version so loops vectorise.
+std::string M(const std::string& fn, const std::string& ct) {
+  if (fn == "exp" && ct == "float") return "aot__expf";
+  return ct == "float" ? fn + "f" : fn;
+}
 
 const Literal& Lit(const Node& n, int i) { return n.args()[static_cast<size_t>(i)].literal; }
 bool IsNone(const Node& n, int i) {
@@ -70,11 +74,11 @@ std::unordered_map<std::string, ElementwiseOp> BuildTable() {
     add("masked_fill." + o, {0, 1, 2}, [](const X& x, const Node&, const std::string&) { return "(" + x[1] + " ? " + x[2] + " : " + x[0] + ")"; });
     add("fill." + o, {1}, [](const X& x, const Node&, const std::string&) { return x[0]; });
     add("maximum", {0, 1}, [](const X& x, const Node&, const std::string& ct) {
-      return IsFloat(ct) ? "((" + x[0] + " != " + x[0] + " || " + x[0] + " > " + x[1] + ") ? " + x[0] + " : " + x[1] + ")"
+      return IsFloat(ct) ? "(((" + x[0] + " != " + x[0] + ") | (" + x[0] + " > " + x[1] + ")) ? " + x[0] + " : " + x[1] + ")"
                          : "(" + x[0] + " > " + x[1] + " ? " + x[0] + " : " + x[1] + ")";
     });
     add("minimum", {0, 1}, [](const X& x, const Node&, const std::string& ct) {
-      return IsFloat(ct) ? "((" + x[0] + " != " + x[0] + " || " + x[0] + " < " + x[1] + ") ? " + x[0] + " : " + x[1] + ")"
+      return IsFloat(ct) ? "(((" + x[0] + " != " + x[0] + ") | (" + x[0] + " < " + x[1] + ")) ? " + x[0] + " : " + x[1] + ")"
                          : "(" + x[0] + " < " + x[1] + " ? " + x[0] + " : " + x[1] + ")";
     });
   }
@@ -109,7 +113,8 @@ std::unordered_map<std::string, ElementwiseOp> BuildTable() {
   add("sign", {0}, [](const X& x, const Node&, const std::string& ct) { return "((" + ct + ")((" + x[0] + " > 0) - (" + x[0] + " < 0)))"; });
   add("sigmoid", {0}, [](const X& x, const Node&, const std::string& ct) { return "((" + ct + ")1 / ((" + ct + ")1 + " + M("exp", ct) + "(-" + x[0] + ")))"; });
   add("relu", {0}, [](const X& x, const Node&, const std::string& ct) {
-    return IsFloat(ct) ? "(" + x[0] + " > 0 || " + x[0] + " != " + x[0] + " ? " + x[0] + " : (" + ct + ")0)"
+    // `|`, not `||`: no short circuit, so the loop has no branch and vectorises.
+    return IsFloat(ct) ? "(((" + x[0] + " > 0) | (" + x[0] + " != " + x[0] + ")) ? " + x[0] + " : (" + ct + ")0)"
                        : "(" + x[0] + " > 0 ? " + x[0] + " : 0)";
   });
   add("silu", {0}, [](const X& x, const Node&, const std::string& ct) { return "(" + x[0] + " / ((" + ct + ")1 + " + M("exp", ct) + "(-" + x[0] + ")))"; });

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets outside Bazel with clang++-14:
 #   bash fuzz/build.sh [TARGET...]     (default: all four)
+# Environment: CLEAN=1 rebuilds every object; FUZZ_OUT=DIR builds into DIR
+# instead of fuzz/out; RECOVER=1 makes UB non-fatal (exploration builds).
 # Targets: ir_parser_fuzzer, npy_fuzzer, weights_fuzzer (LibTorch-free) and
 # ts_ir_fuzzer (links LibTorch). Binaries go to fuzz/out/. The atenaot
 # sources they need are compiled directly (-fsanitize=fuzzer-no-link,address,
@@ -9,9 +11,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CXX=${CXX:-clang++-14}
-OUT=fuzz/out
+OUT=${FUZZ_OUT:-fuzz/out}
 JOBS=${JOBS:-$(nproc)}
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+# UB is fatal (so libFuzzer saves the input); RECOVER=1 builds an exploration
+# variant (use FUZZ_OUT=fuzz/out-recover) where UB is reported and the run
+# goes on, to see past a known UB finding.
+if [ "${RECOVER:-0}" = 1 ]; then
+  SAN="-fsanitize=address,undefined -fsanitize-recover=undefined"
+else
+  SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+fi
 CXXFLAGS="-std=c++17 -O1 -g -fno-omit-frame-pointer $SAN -fsanitize=fuzzer-no-link -I. ${EXTRA_CXXFLAGS:-}"
 TORCH_INC="-isystem /usr/include/torch/csrc/api/include"
 TORCH_LIBS="-Wl,--no-as-needed -ltorch -ltorch_cpu -lc10 -Wl,--as-needed -lpthread"

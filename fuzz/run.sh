@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs one fuzz target for SECONDS with its corpus fuzz/corpus/TARGET/:
 #   bash fuzz/run.sh TARGET SECONDS [libFuzzer flags...]
-# e.g. bash fuzz/run.sh ir_parser_fuzzer 600 -jobs=2 -workers=2
+# e.g. bash fuzz/run.sh ir_parser_fuzzer 600 -fork=2 -ignore_crashes=1
+# (FUZZ_OUT=DIR runs the binary built into DIR, e.g. a RECOVER=1 build.)
 # An empty corpus is seeded from the repository's tests (tests/golden,
 # tests/fixtures). Crashes land in fuzz/artifacts/TARGET/; minimise one with
 #   fuzz/out/TARGET -minimize_crash=1 -runs=100000 CRASH_FILE
@@ -11,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: fuzz/run.sh TARGET SECONDS [libFuzzer flags...]" >&2; exit 2; }
 target=$1; seconds=$2; shift 2
-bin=fuzz/out/$target
+bin=${FUZZ_OUT:-fuzz/out}/$target
 [ -x "$bin" ] || { echo "$bin is not built: bash fuzz/build.sh $target" >&2; exit 2; }
 corpus=fuzz/corpus/$target
 artifacts=fuzz/artifacts/$target
@@ -46,6 +47,6 @@ esac
 # Leaks are not findings here (LibTorch keeps global state); timeouts and
 # memory blow-ups are.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 exec "$bin" "$corpus" "${dict[@]}" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
   -max_len=8192 -print_final_stats=1 -artifact_prefix="$artifacts/" "$@"

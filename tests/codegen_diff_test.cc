@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "capture/cpp_trace.h"
+#include "capture/jit_import.h"
 #include "capture/load_model.h"
 #include "capture/tensor_convert.h"
 #include "io/npy.h"
@@ -89,6 +91,32 @@ INSTANTIATE_TEST_SUITE_P(Models, ModelCompiled, ::testing::ValuesIn(ModelDirs())
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return s;
 });
+
+}  // namespace
+}  // namespace atenaot
+
+namespace atenaot {
+namespace {
+
+// Long elementwise runs over big tensors take the tiled path (2-D broadcast
+// operand, a length that is not a multiple of the tile); it must equal eager.
+TEST(Compiled, LongElementwiseRunIsTiledAndExact) {
+  CppProgram fn = [](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> {
+    at::Tensor v = in[0] * 1.5;
+    for (int k = 0; k < 6; ++k) v = at::sigmoid(v + in[0]) - 0.25 * in[1];
+    return {at::relu(v)};
+  };
+  at::manual_seed(11);
+  std::vector<at::Tensor> inputs = {at::randn({3001}), at::randn({3001})};
+  auto g = TraceCpp(fn, inputs, LiveOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::vector<at::Tensor> expected = fn(inputs);
+  std::vector<at::Tensor> ins = CloneKeepingAliasing(inputs);
+  CompiledRun r = CompileAndRun(**g, ins, ::testing::TempDir() + "/compiled_tiled", "-Wall -Wextra -Werror");
+  ASSERT_EQ(r.error, "");
+  EXPECT_NE(r.source.find("tile[j]"), std::string::npos);
+  EXPECT_EQ(CompareTensorLists(expected, r.outputs, "output"), "");
+}
 
 }  // namespace
 }  // namespace atenaot
