@@ -66,7 +66,8 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
   AOT_RETURN_IF_ERROR(RunPipeline(*g, Stage::kReinplaced, ops, {}));
   AOT_RETURN_IF_ERROR(AnnotateFromRun(*g, inputs));
   std::unordered_set<const Value*> fused = FusedAwayValues(*g);
-  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(*g, "best", 64, &fused));
+  ReusePairs reuse = KernelReusePairs(*g, fused);
+  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(*g, "best", 64, &fused, &reuse));
   CodegenOptions copts;
   copts.name = "bench_" + name;
   AOT_ASSIGN_OR_RETURN(GeneratedC gen, GenerateC(*g, plan, copts));

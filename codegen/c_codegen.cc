@@ -171,10 +171,12 @@ class CEmitter {
     }
     for (size_t i = 0; i < plan_.analysis.buffers.size(); ++i) {
       const Buffer& b = plan_.analysis.buffers[i];
-      if (b.home == BufferHome::kArena) loc_[b.storage] = {"(arena + " + std::to_string(plan_.offsets[i]) + ")"};
-      else if (b.home == BufferHome::kOutput) {
-        loc_[b.storage] = {"((uint8_t*)out[" + std::to_string(b.output_index) + "])"};
-        written_outputs_.insert(b.output_index);
+      for (int64_t st : b.storages) {
+        if (b.home == BufferHome::kArena) loc_[st] = {"(arena + " + std::to_string(plan_.offsets[i]) + ")"};
+        else if (b.home == BufferHome::kOutput) {
+          loc_[st] = {"((uint8_t*)out[" + std::to_string(b.output_index) + "])"};
+          written_outputs_.insert(b.output_index);
+        }
       }
     }
     return Status::Ok();
@@ -1094,6 +1096,21 @@ class CEmitter {
 }  // namespace
 
 std::unordered_set<const Value*> FusedAwayValues(const Graph& g) { return ComputeFusion(g).fused; }
+
+ReusePairs KernelReusePairs(const Graph& g, const std::unordered_set<const Value*>& fused) {
+  // Kernels that read element i of input 0 before writing element i of their
+  // output (per element, or per row after the row's statistics).
+  static const std::unordered_set<std::string> kRowwise = {"batch_norm", "layer_norm", "native_layer_norm", "softmax",
+                                                           "_softmax", "log_softmax", "_log_softmax"};
+  ReusePairs pairs;
+  for (const Node* n : g.nodes()) {
+    if (n->outputs().empty() || IsViewNode(n) || n->op().Writes() || !n->input(0)) continue;
+    const Value* o = n->output(0);
+    if (fused.count(o) || fused.count(n->input(0))) continue;
+    if (kRowwise.count(n->op().schema.name) || FindElementwise(*n)) pairs.push_back({o, n->input(0)});
+  }
+  return pairs;
+}
 
 StatusOr<GeneratedC> GenerateC(const Graph& g, const MemoryPlan& plan, const CodegenOptions& opts) {
   return CEmitter(g, plan, opts).Run();

@@ -26,6 +26,10 @@ struct CodegenOptions {
 // buffer, so the planner skips them. Compute this first, then plan with it.
 std::unordered_set<const Value*> FusedAwayValues(const Graph& g);
 
+// (output, input) pairs whose kernels may write over their input: pass them
+// to the planner so an output takes over its input's buffer when that dies.
+ReusePairs KernelReusePairs(const Graph& g, const std::unordered_set<const Value*>& fused);
+
 struct GeneratedC {
   std::string header;           // NAME.h
   std::string source;           // NAME.c

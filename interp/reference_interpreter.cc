@@ -6,6 +6,7 @@
 #include <c10/core/Allocator.h>
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "plan/memory_plan.h"
 
@@ -195,8 +196,12 @@ class Interpreter {
     for (size_t i = 0; i < plan_->analysis.buffers.size(); ++i) {
       const Buffer& b = plan_->analysis.buffers[i];
       if (b.home != BufferHome::kArena) continue;
-      buffer_of_[b.storage] = static_cast<int>(i);
-      if (!b.values.empty()) defining_[b.values[0]] = static_cast<int>(i);
+      // Each storage's first value is copied into the buffer (several when a
+      // kernel reuses a dying input's buffer); the rest must land inside it.
+      std::unordered_set<int64_t> seen;
+      for (int64_t st : b.storages) buffer_of_[st] = static_cast<int>(i);
+      for (const Value* v : b.values)
+        if (seen.insert(v->meta().storage).second) defining_[v] = static_cast<int>(i);
     }
     (void)g;
     return Status::Ok();

@@ -29,7 +29,8 @@ int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
 
-BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment, const std::unordered_set<const Value*>* virtual_values) {
+BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment, const std::unordered_set<const Value*>* virtual_values,
+                              const ReusePairs* reuse) {
   BufferAnalysis out;
   out.alignment = alignment;
   std::unordered_map<int64_t, int> index;  // storage id -> buffer
@@ -64,13 +65,52 @@ BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment, const std::unor
     ++t;
   }
   out.num_ops = t;
+  for (Buffer& b : out.buffers) b.storages = {b.storage};
   // Outputs are read by the caller after the last op.
+  for (const Value* v : g.outputs()) {
+    auto it = index.find(v->meta().storage);
+    if (it != index.end()) out.buffers[static_cast<size_t>(it->second)].last = t;
+  }
+  // Kernel-level reuse: the output buffer folds into its dying input's.
+  if (reuse) {
+    std::unordered_map<const Node*, int64_t> pos;
+    int64_t k = 0;
+    for (const Node* n : g.nodes()) pos[n] = k++;
+    std::vector<bool> dead(out.buffers.size(), false);
+    for (const auto& [o, in] : *reuse) {
+      auto io = index.find(o->meta().storage), ii = index.find(in->meta().storage);
+      if (io == index.end() || ii == index.end() || io->second == ii->second || !o->producer()) continue;
+      const int out_buf = io->second, in_buf = ii->second;  // index changes below
+      Buffer& bo = out.buffers[static_cast<size_t>(out_buf)];
+      Buffer& bi = out.buffers[static_cast<size_t>(in_buf)];
+      const int64_t at = pos[o->producer()];
+      const TensorMeta &mo = o->meta(), &mi = in->meta();
+      bool same_layout = mo.sizes == mi.sizes && mo.strides == mi.strides && mo.offset == 0 && mi.offset == 0 &&
+                         DTypeSize(mo.dtype) == DTypeSize(mi.dtype) && mi.IsContiguous();
+      if (bo.home != BufferHome::kArena || bi.home != BufferHome::kArena || bi.last != at || bo.first != at ||
+          bo.bytes != bi.bytes || !same_layout)
+        continue;
+      bi.last = std::max(bi.last, bo.last);
+      bi.values.insert(bi.values.end(), bo.values.begin(), bo.values.end());
+      for (int64_t st : bo.storages) {
+        bi.storages.push_back(st);
+        index[st] = in_buf;
+      }
+      dead[static_cast<size_t>(out_buf)] = true;
+    }
+    std::vector<Buffer> kept;
+    for (size_t i = 0; i < out.buffers.size(); ++i)
+      if (!dead[i]) kept.push_back(std::move(out.buffers[i]));
+    out.buffers = std::move(kept);
+    index.clear();
+    for (size_t i = 0; i < out.buffers.size(); ++i)
+      for (int64_t st : out.buffers[i].storages) index[st] = static_cast<int>(i);
+  }
   for (size_t k = 0; k < g.outputs().size(); ++k) {
     const Value* v = g.outputs()[k];
     auto it = index.find(v->meta().storage);
     if (it == index.end()) continue;  // an input or weight returned as is
     Buffer& b = out.buffers[static_cast<size_t>(it->second)];
-    b.last = t;
     const TensorMeta& m = v->meta();
     bool covers = m.offset == 0 && m.IsContiguous() && m.numel() * DTypeSize(m.dtype) == b.bytes;
     if (b.home == BufferHome::kArena && covers) {

@@ -29,6 +29,7 @@ const char* BufferHomeName(BufferHome h);
 
 struct Buffer {
   int64_t storage = 0;       // the storage id shared by its values
+  std::vector<int64_t> storages;  // every storage id living here (more than one when kernels reuse it)
   int64_t bytes = 0;         // aligned size
   int64_t first = 0;         // op index of the first definition
   int64_t last = 0;          // op index of the last read (num_ops for outputs)
@@ -50,7 +51,12 @@ struct BufferAnalysis {
 // `g` must have exact metadata (after AnnotateFromRun or import). Values in
 // `virtual_values` (computed inside another kernel, e.g. fused elementwise
 // producers) get no buffer and their reads extend nothing.
+// `reuse` lists (output, input) pairs of nodes whose kernel may write its
+// output over its input (same layout, element i read before it is written):
+// when the input's buffer dies at that node, the output takes it over.
+using ReusePairs = std::vector<std::pair<const Value*, const Value*>>;
 BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment = 64,
-                              const std::unordered_set<const Value*>* virtual_values = nullptr);
+                              const std::unordered_set<const Value*>* virtual_values = nullptr,
+                              const ReusePairs* reuse = nullptr);
 
 }  // namespace atenaot

@@ -75,3 +75,34 @@ TEST(Buffers, PlanMemoryPutsTheArenaBuffersApart) {
 
 }  // namespace
 }  // namespace atenaot
+
+namespace atenaot {
+namespace {
+
+TEST(Buffers, KernelReuseTakesOverADyingInputsBuffer) {
+  auto g = ParseGraph(R"(graph @f(%x: f32[4,4]@s0) {
+  %a = aten::mul.Scalar(%x, 2) : f32[4,4]@s1
+  %b = aten::softmax.int(%a, 1, none) : f32[4,4]@s2
+  %c = aten::mul.Scalar(%b, 3) : f32[4,4]@s3
+  %d = aten::softmax.int(%a, 0, none) : f32[4,4]@s4
+  return %c
+}
+)", SnapshotOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const Value* a = (*g)->FindValue("a");
+  const Value* b = (*g)->FindValue("b");
+  const Value* c = (*g)->FindValue("c");
+  ReusePairs pairs = {{b, a}, {c, b}};
+  BufferAnalysis plain = AnalyzeBuffers(**g, 64);
+  BufferAnalysis reused = AnalyzeBuffers(**g, 64, nullptr, &pairs);
+  // %a is still read at op 3, so %b cannot take it; %c (op 2) takes %b's,
+  // which dies at op 2, and writes the caller's output through it.
+  EXPECT_EQ(plain.buffers.size(), 5u - 1u);  // s1..s4
+  ASSERT_EQ(reused.buffers.size(), 3u);
+  const Buffer& bc = reused.buffers[1];
+  EXPECT_EQ(bc.storages, std::vector<int64_t>({2, 3}));
+  EXPECT_EQ(bc.home, BufferHome::kOutput);
+}
+
+}  // namespace
+}  // namespace atenaot

@@ -16,11 +16,11 @@ std::vector<BufferRequest> ArenaRequests(const BufferAnalysis& a) {
 }
 
 StatusOr<MemoryPlan> PlanMemory(const Graph& g, const std::string& algorithm, int64_t alignment,
-                                const std::unordered_set<const Value*>* virtual_values) {
+                                const std::unordered_set<const Value*>* virtual_values, const ReusePairs* reuse) {
   if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
     return InvalidArgument("alignment must be a power of two, got " + std::to_string(alignment));
   MemoryPlan p;
-  p.analysis = AnalyzeBuffers(g, alignment, virtual_values);
+  p.analysis = AnalyzeBuffers(g, alignment, virtual_values, reuse);
   std::vector<BufferRequest> req = ArenaRequests(p.analysis);
   AOT_ASSIGN_OR_RETURN(p.placement, PlaceBuffers(req, algorithm));
   std::string bad = CheckPlacement(req, p.placement);

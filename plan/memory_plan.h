@@ -23,7 +23,8 @@ struct MemoryPlan {
 std::vector<BufferRequest> ArenaRequests(const BufferAnalysis& a);
 
 StatusOr<MemoryPlan> PlanMemory(const Graph& g, const std::string& algorithm = "best", int64_t alignment = 64,
-                                const std::unordered_set<const Value*>* virtual_values = nullptr);
+                                const std::unordered_set<const Value*>* virtual_values = nullptr,
+                                const ReusePairs* reuse = nullptr);
 
 // Numbers measured outside the plan, for reports.
 struct PlanTotals {

@@ -97,7 +97,9 @@ constexpr char kPlanHelp[] = R"(usage: atenaot plan MODEL --inputs F.npy... [--a
                     [--json FILE] [--svg FILE] [--time-passes]
 
 Reinplaces MODEL, runs it once on the inputs to learn exact layouts and which
-results share memory, and places every intermediate buffer in one arena.
+results share memory, and places every intermediate buffer in one arena, as
+`atenaot compile` does (fused elementwise values need no buffer; kernels may
+write over an input that dies there).
 Prints one row per buffer (home, size, live op range, arena offset) and the
 totals: the arena, the liveness lower bound (LOAD: the most bytes live at
 once; arena == LOAD means optimal), naive (no reuse), LibTorch eager's peak
@@ -371,7 +373,11 @@ Status Plan(const Options& o) {
   AOT_RETURN_IF_ERROR(RunPipeline(*g, Stage::kReinplaced, ops, popts));
   AOT_RETURN_IF_ERROR(AnnotateFromArrays(*g, inputs));
   auto t0 = std::chrono::steady_clock::now();
-  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(*g, algo, o.align));
+  // The plan the compiled library uses: fused elementwise values need no
+  // buffer, and kernels may take over a dying input's buffer.
+  std::unordered_set<const Value*> fused = FusedAwayValues(*g);
+  ReusePairs reuse = KernelReusePairs(*g, fused);
+  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(*g, algo, o.align, &fused, &reuse));
   if (o.time_passes)
     std::cerr << "time: plan " << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
               << " ms\n";
@@ -392,7 +398,8 @@ Status Compile(const Options& o) {
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, "reinplaced"));
   AOT_RETURN_IF_ERROR(AnnotateFromArrays(*g, inputs));
   std::unordered_set<const Value*> fused = FusedAwayValues(*g);
-  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(*g, o.algo.empty() ? "best" : o.algo, 64, &fused));
+  ReusePairs reuse = KernelReusePairs(*g, fused);
+  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(*g, o.algo.empty() ? "best" : o.algo, 64, &fused, &reuse));
   CodegenOptions copts;
   copts.name = o.name;
   copts.embed_weights = o.weights_mode == "embed";

@@ -28,7 +28,7 @@ namespace {
 using T = at::Tensor;
 using Ts = std::vector<at::Tensor>;
 
-const std::set<std::string> kOpenBugs = {"I1", "F1", "F2", "F4", "C1", "R1", "T1"};
+const std::set<std::string> kOpenBugs = {"I1", "F1", "F2", "F4", "C1", "R1", "R3", "T1"};
 
 bool Open(const std::string& bug) {
   const char* run = std::getenv("ATENAOT_RUN_KNOWN_BUGS");
@@ -180,6 +180,61 @@ TEST(KnownBugs, F4_BroadcastCopyThroughTransposeThenView) {
                   return {t7};
                 },
                 {at::randn({3, 3}), at::tensor(std::vector<int64_t>{0, 2, 1})}, Stage::kFunctional),
+            "");
+}
+
+// F4, with masked_fill: its functional twin's result is contiguous, not laid
+// out like the transposed target; the as_strided read of the base afterwards
+// (absolute offset 7) then picks another element.
+TEST(KnownBugs, F4_MaskedFillThroughTransposeThenAsStrided) {
+  SKIP_IF_OPEN("F4");
+  at::manual_seed(48183);
+  EXPECT_EQ(RunAtStage(
+                [](const Ts& in) -> Ts {
+                  T t1 = in[0].as_strided({1}, {1}, 7);
+                  T t2 = t1.le(t1);
+                  T t3 = in[0].transpose(-2, -1);
+                  t3.masked_fill_(t2, 3.0);
+                  t1.sub_(t1);
+                  return {t3};
+                },
+                {at::randn({3, 4})}, Stage::kFunctional),
+            "");
+}
+
+// F4, with an out= op: mul(self, other)'s result is laid out like `self`
+// (contiguous), not like the transposed out argument.
+TEST(KnownBugs, F4_MulOutIntoTransposeThenView) {
+  SKIP_IF_OPEN("F4");
+  at::manual_seed(32449);
+  EXPECT_EQ(RunAtStage(
+                [](const Ts& in) -> Ts {
+                  T t3 = in[0].abs();
+                  T t5 = in[1].sum(1, false) * 0.25;
+                  T t8 = t3.narrow(0, 2, 2).view({1, 4});
+                  T t7 = t3.transpose(1, 0);
+                  at::mul_out(t7, t5, t7);
+                  t8.gt_(0.0);
+                  return {t3};
+                },
+                {at::randn({4, 2}), at::randn({2, 4, 4})}, Stage::kFunctional),
+            "");
+}
+
+// R3 (passes/reinplace.cc): after fill_ is made in place into a view of a
+// non-contiguous input, the input's restore copies from a view of the input
+// itself whose strides differ on a size-1 dimension; it is not deleted as a
+// self-restore (functionalize declared that view contiguous), and LibTorch
+// refuses the overlapping copy_ at run time.
+TEST(KnownBugs, R3_RestoreFromAnOverlappingViewOfTheInput) {
+  SKIP_IF_OPEN("R3");
+  at::manual_seed(43227);
+  EXPECT_EQ(RunAtStage(
+                [](const Ts& in) -> Ts {
+                  in[0].unsqueeze(-1).select(1, -4).fill_(2.0);
+                  return {in[0] * 1};
+                },
+                {at::randn({1, 4, 4}).transpose(-1, -2)}, Stage::kReinplaced),
             "");
 }
 

@@ -1083,6 +1083,10 @@ class Generator {
         // Known bug F2: functionalize gives the out= op's functional twin the out
         // argument's dtype instead of the computed one (no cast back).
         if (opts_.avoid_known_bugs && at::result_type(Tn(a), Tn(b)) != t.scalar_type()) return false;
+        // Known bug F4: ... and the out argument's layout, but LibTorch lays the
+        // result out like the first operand.
+        if (opts_.avoid_known_bugs && !(t.is_contiguous() && Tn(a).sizes() == t.sizes() && Tn(a).is_contiguous()))
+          return false;
         s->in = {target, a, b};
         return true;
       }
@@ -1094,7 +1098,11 @@ class Generator {
     const size_t which = rng_.Weighted({6, 3});
     auto is_bool = [&](int id) { return Tn(id).scalar_type() == at::kBool; };
     if (which == 1) {  // masked_fill_
-      int target = PickTarget(refusal, [&](int id) { return Tn(id).scalar_type() != at::kBool; });
+      // Known bug F4: functionalize declares masked_fill's result laid out like
+      // the target; LibTorch makes it contiguous.
+      int target = PickTarget(refusal, [&](int id) {
+        return Tn(id).scalar_type() != at::kBool && !(opts_.avoid_known_bugs && !Tn(id).is_contiguous());
+      });
       if (target < 0) return false;
       int m = PickId([&](int id) { return is_bool(id) && BroadcastsTo(Sz(id), Sz(target)); });
       if (m < 0) return false;

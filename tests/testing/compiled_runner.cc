@@ -22,7 +22,8 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
   if (s.ok()) s = AnnotateFromRun(g, inputs);
   if (!s.ok()) { r.error = s.ToString(); return r; }
   std::unordered_set<const Value*> fused = FusedAwayValues(g);
-  auto plan = PlanMemory(g, "best", 64, &fused);
+  ReusePairs reuse = KernelReusePairs(g, fused);
+  auto plan = PlanMemory(g, "best", 64, &fused, &reuse);
   if (!plan.ok()) { r.error = plan.status().ToString(); return r; }
   CodegenOptions copts;
   copts.name = "m";
