@@ -21,7 +21,7 @@ if [ "${RECOVER:-0}" = 1 ]; then
 else
   SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 fi
-CXXFLAGS="-std=c++17 -O1 -g -fno-omit-frame-pointer $SAN -fsanitize=fuzzer-no-link -I. ${EXTRA_CXXFLAGS:-}"
+CXXFLAGS="-std=c++17 -O1 -g -fno-omit-frame-pointer $SAN -fsanitize=fuzzer-no-link -DATENAOT_LIBFUZZER -I. ${EXTRA_CXXFLAGS:-}"
 TORCH_INC="-isystem /usr/include/torch/csrc/api/include"
 TORCH_LIBS="-Wl,--no-as-needed -ltorch -ltorch_cpu -lc10 -Wl,--as-needed -lpthread"
 

@@ -13,12 +13,13 @@
 
 using namespace atenaot;
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
+namespace atenaot_fuzz {
+
+void IrParserInit() {
   SnapshotOpTable();  // reads ir/testdata/aten_schemas.txt: run from the repository root
-  return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+int IrParserOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   (void)LooksLikeAtenaotIr(text);
   auto g = ParseGraph(text, SnapshotOpTable());
@@ -35,3 +36,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (again != printed) atenaot_fuzz::Fail("print . parse . print differs:\n" + printed + "---\n" + again);
   return 0;
 }
+
+}  // namespace atenaot_fuzz
+
+#ifdef ATENAOT_LIBFUZZER
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  atenaot_fuzz::IrParserInit();
+  return 0;
+}
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return atenaot_fuzz::IrParserOneInput(data, size);
+}
+#endif

@@ -8,7 +8,11 @@
 
 using namespace atenaot;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+namespace atenaot_fuzz {
+
+void NpyInit() {}
+
+int NpyOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   auto a = ParseNpy(bytes, "fuzz input");
   if (!a.ok()) return 0;
@@ -21,3 +25,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     atenaot_fuzz::Fail("serialize + parse changed the array");
   return 0;
 }
+
+}  // namespace atenaot_fuzz
+
+#ifdef ATENAOT_LIBFUZZER
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  atenaot_fuzz::NpyInit();
+  return 0;
+}
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return atenaot_fuzz::NpyOneInput(data, size);
+}
+#endif

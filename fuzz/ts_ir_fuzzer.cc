@@ -15,13 +15,14 @@
 
 using namespace atenaot;
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
+namespace atenaot_fuzz {
+
+void TsIrInit() {
   at::set_num_threads(1);
   LiveOpTable();
-  return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+int TsIrOneInput(const uint8_t* data, size_t size) {
   static atenaot_fuzz::MemFile file("ts_ir");
   std::string text(reinterpret_cast<const char*>(data), size);
   // Keep to the TorchScript-text path (DetectModelFormat decides by content).
@@ -36,3 +37,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   return 0;
 }
+
+}  // namespace atenaot_fuzz
+
+#ifdef ATENAOT_LIBFUZZER
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  atenaot_fuzz::TsIrInit();
+  return 0;
+}
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return atenaot_fuzz::TsIrOneInput(data, size);
+}
+#endif

@@ -9,7 +9,11 @@
 
 using namespace atenaot;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+namespace atenaot_fuzz {
+
+void WeightsInit() {}
+
+int WeightsOneInput(const uint8_t* data, size_t size) {
   static atenaot_fuzz::MemFile in("weights_in"), out("weights_out");
   auto w = ReadWeightsFile(in.Set(data, size));
   if (!w.ok()) return 0;
@@ -27,3 +31,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   return 0;
 }
+
+}  // namespace atenaot_fuzz
+
+#ifdef ATENAOT_LIBFUZZER
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  atenaot_fuzz::WeightsInit();
+  return 0;
+}
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return atenaot_fuzz::WeightsOneInput(data, size);
+}
+#endif
