@@ -27,6 +27,7 @@
 #include "interp/reference_interpreter.h"
 #include "io/npy.h"
 #include "ir/clone.h"
+#include "passes/decompose.h"
 #include "passes/pipeline.h"
 #include "plan/memory_plan.h"
 #include "schema/dispatcher_schemas.h"
@@ -64,6 +65,7 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
   const OpTable& ops = LiveOpTable();
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, CloneGraph(*imported, ops));
   AOT_RETURN_IF_ERROR(RunPipeline(*g, Stage::kReinplaced, ops, {}));
+  AOT_RETURN_IF_ERROR(Decompose(*g, ops));
   AOT_RETURN_IF_ERROR(AnnotateFromRun(*g, inputs));
   std::unordered_set<const Value*> fused = FusedAwayValues(*g);
   ReusePairs reuse = KernelReusePairs(*g, fused);

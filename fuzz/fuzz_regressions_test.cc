@@ -71,6 +71,8 @@ struct Case {
   std::string file;  // TARGET/FILE under fuzz/regressions
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.file; }
+
 std::vector<Case> Cases() {
   std::vector<Case> cs;
   for (const Target& t : kTargets) {

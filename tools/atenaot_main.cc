@@ -37,6 +37,7 @@
 #include "ir/clone.h"
 #include "ir/printer.h"
 #include "io/weights_file.h"
+#include "passes/decompose.h"
 #include "passes/pipeline.h"
 #include "plan/memory_plan.h"
 #include "schema/dispatcher_schemas.h"
@@ -396,6 +397,7 @@ Status Compile(const Options& o) {
   if (o.output_file.empty()) return InvalidArgument("compile needs -o DIR");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, "reinplaced"));
+  AOT_RETURN_IF_ERROR(Decompose(*g, LiveOpTable()));
   AOT_RETURN_IF_ERROR(AnnotateFromArrays(*g, inputs));
   std::unordered_set<const Value*> fused = FusedAwayValues(*g);
   ReusePairs reuse = KernelReusePairs(*g, fused);

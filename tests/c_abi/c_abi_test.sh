@@ -19,4 +19,17 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 cc -std=c99 -O1 $san -fPIC -shared -DAOT_SHARED_ENTRY -I"$tmp/mlp" "$tmp/mlp/mlp.c" -o "$tmp/mlp/libmlp_san.so" -lm
 cc -std=c99 -O1 $san -D_POSIX_C_SOURCE=200112L -I"$tmp/mlp" tests/c_abi/abi_test.c "$tmp/mlp/atenaot_runtime.c" -o "$tmp/abi_test_san" -ldl -lm
 ASAN_OPTIONS=detect_leaks=1 "$tmp/abi_test_san" "$tmp/mlp/libmlp_san.so" $ex/input_0.npy $ex/expected/output_0.npy "$tmp/libother.so" "$tmp/mlp/libatenaot_runtime.so"
+# Weights in a side file (--weights file): the loader reads NAME.weights at open.
+cnn=examples/cnn
+"$atenaot" compile $cnn/model.pt --inputs $cnn/input_0.npy -o "$tmp/cnnw" --name cnnw --weights file
+test -s "$tmp/cnnw/cnnw.weights"
+if grep -q "static const uint8_t aot_w" "$tmp/cnnw/cnnw.c"; then echo "weights embedded despite --weights file"; exit 1; fi
+"$atenaot" exec "$tmp/cnnw" --name cnnw --inputs $cnn/input_0.npy --out-dir "$tmp/cnnw_out"
+"$atenaot" compare $cnn/expected "$tmp/cnnw_out"
+# A truncated weights file is refused at open with a message, not a crash.
+head -c 100 "$tmp/cnnw/cnnw.weights" > "$tmp/w" && mv "$tmp/w" "$tmp/cnnw/cnnw.weights"
+if "$atenaot" exec "$tmp/cnnw" --name cnnw --inputs $cnn/input_0.npy --out-dir "$tmp/x" 2> "$tmp/err"; then
+  echo "a truncated weights file was accepted"; exit 1
+fi
+grep -q "has the wrong size for this library" "$tmp/err"
 echo "c_abi_test: all passed"

@@ -8,6 +8,7 @@
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
 #include "interp/annotate.h"
+#include "passes/decompose.h"
 #include "passes/pipeline.h"
 #include "plan/memory_plan.h"
 #include "schema/dispatcher_schemas.h"
@@ -19,6 +20,7 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
                           const std::string& extra_cflags) {
   CompiledRun r;
   Status s = RunPipeline(g, Stage::kReinplaced, LiveOpTable(), {});
+  if (s.ok()) s = Decompose(g, LiveOpTable());
   if (s.ok()) s = AnnotateFromRun(g, inputs);
   if (!s.ok()) { r.error = s.ToString(); return r; }
   std::unordered_set<const Value*> fused = FusedAwayValues(g);

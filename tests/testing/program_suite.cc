@@ -1014,6 +1014,23 @@ std::vector<SuiteProgram> Build() {
       Seeded(273, [] {
         return Ts{at::randint(-5, 5, {4, 3}, at::kLong), at::randint(-5, 5, {3}, at::kLong)};
       }));
+  // ---------------------------------------------------------------------
+  // Composite ops the C backend gets through the decompose pass.
+  add("composite_stack_baddbmm_mv_dot",
+      [](const Ts& in) -> Ts {
+        T st = at::stack({in[0], in[0] * 2}, 1);
+        T bd = at::baddbmm(in[1], in[2], in[3], 0.5, 2);
+        T mv = at::mv(in[0], in[4]);
+        T dt = at::dot(in[4], in[4]);
+        return {st, bd, mv, dt};
+      },
+      Randn(300, {{3, 4}, {2, 3, 5}, {2, 3, 4}, {2, 4, 5}, {4}}));
+  add("composite_var_std",
+      [](const Ts& in) -> Ts {
+        return {in[0].var(1), in[0].std(), at::var(in[0], {0}, /*unbiased=*/false, /*keepdim=*/true),
+                at::std(in[0], {1}, /*unbiased=*/true, /*keepdim=*/false)};
+      },
+      Randn(301, {{4, 6}}));
   return ps;
 }
 
