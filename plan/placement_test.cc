@@ -46,7 +46,9 @@ TEST(Placement, ResNetBlockReachesTheLowerBound) {
     auto p = PlaceBuffers(r, a);
     ASSERT_TRUE(p.ok()) << a;
     EXPECT_EQ(CheckPlacement(r, *p), "") << a;
-    if (a != "greedy_by_size") EXPECT_EQ(p->arena_bytes, load) << a;
+    if (a != "greedy_by_size") {
+      EXPECT_EQ(p->arena_bytes, load) << a;
+    }
   }
 }
 

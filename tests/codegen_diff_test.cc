@@ -73,7 +73,9 @@ TEST_P(ModelCompiled, EqualsEager) {
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(CompareTensorLists(LoadTensors(dir / "expected", "output_"), r.outputs, "output"), "") << r.source;
   std::vector<at::Tensor> after = LoadTensors(dir / "expected", "input_");
-  if (!after.empty()) EXPECT_EQ(CompareTensorLists(after, ins, "input-after"), "");
+  if (!after.empty()) {
+    EXPECT_EQ(CompareTensorLists(after, ins, "input-after"), "");
+  }
 }
 
 std::vector<std::string> ModelDirs() {
