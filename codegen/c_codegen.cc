@@ -486,6 +486,7 @@ class CEmitter {
     else if (name == "adaptive_avg_pool2d" || name == "_adaptive_avg_pool2d") s = AdaptiveAvgPool2d(n);
     else if (name == "cat") s = Cat(n);
     else if (name == "index_select" || name == "embedding") s = IndexSelect(n);
+    else if (name == "index_put" || name == "index_put_") s = IndexPut(n);
     else if (n->op().scatter_view) s = Scatter(n);
     else if (n->op().IsView() || name == "_unsafe_view") s = CopyInOrder(n->input(0), n->output());  // a view op that copied
     else if (name == "arange") s = Arange(n);
@@ -941,6 +942,54 @@ class CEmitter {
       so += (so.empty() ? "" : " + ") + var + " * " + std::to_string(src->meta().strides[d]);
     }
     loops_ << ind << py << "[" << Lin(v, y->meta().strides) << "] = " << ps << "[" << so << "];\n";
+    CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  // out = self with values written (or added) at the indexed positions: one
+  // integer index tensor on one dimension, or a boolean mask over the leading
+  // dimensions with a single value.
+  Status IndexPut(const Node* n) {
+    const Value *self = n->input(0), *values = n->input(2), *out = n->output();
+    const bool acc = n->args()[3].literal.kind == Literal::Kind::kBool && n->args()[3].literal.b;
+    if (out->meta().storage != self->meta().storage) AOT_RETURN_IF_ERROR(CopyInOrder(self, out));
+    const std::vector<Value*>& idx = n->args()[1].list;
+    int pos = -1;
+    for (size_t k = 0; k < idx.size(); ++k)
+      if (idx[k]) {
+        if (pos >= 0) return Unsupported("index_put with several index tensors");
+        pos = static_cast<int>(k);
+      }
+    if (pos < 0) return Unsupported("index_put without an index tensor");
+    const Value* ix = idx[static_cast<size_t>(pos)];
+    AOT_ASSIGN_OR_RETURN(std::string po, Ptr(out));
+    AOT_ASSIGN_OR_RETURN(std::string pv, Ptr(values));
+    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(ix));
+    const TensorMeta& om = out->meta();
+    const std::string op = acc ? " += " : " = ";
+    if (ix->meta().dtype == DType::kBool || ix->meta().dtype == DType::kUInt8) {
+      if (pos != 0 || values->meta().numel() != 1) return Unsupported("boolean-mask index_put needs a single value");
+      const TensorMeta& mm = ix->meta();
+      std::vector<std::string> v;
+      std::string ind = OpenLoops(om.sizes, "i", &v);
+      std::vector<std::string> mv(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mm.sizes.size()));
+      loops_ << ind << "if (" << pi << "[" << Lin(mv, mm.strides) << "]) " << po << "[" << Lin(v, om.strides) << "]" << op
+             << CCast(pv + "[0]", om.dtype) << ";\n";
+      CloseLoops(v.size());
+      return Status::Ok();
+    }
+    if (ix->meta().sizes.size() != 1) return Unsupported("index_put with a multi-dimensional index tensor");
+    // Iterate over out's dims with dim `pos` replaced by the index positions.
+    std::vector<int64_t> space = om.sizes;
+    space[static_cast<size_t>(pos)] = ix->meta().sizes[0];
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(space, "i", &v);
+    loops_ << ind << "int64_t k = (int64_t)" << pi << "[" << v[static_cast<size_t>(pos)] << " * " << ix->meta().strides[0] << "];\n";
+    loops_ << ind << "if (k < 0) k += " << om.sizes[static_cast<size_t>(pos)] << ";\n";
+    std::vector<std::string> ov = v;
+    ov[static_cast<size_t>(pos)] = "k";
+    loops_ << ind << po << "[" << Lin(ov, om.strides) << "]" << op
+           << CCast(pv + "[" + Lin(v, Broadcast(values->meta(), space)) + "]", om.dtype) << ";\n";
     CloseLoops(v.size());
     return Status::Ok();
   }

@@ -78,7 +78,9 @@ TEST(RandomPrograms, ByDesignRefusalsCarryTheirMessage) {
   gen.refusal_probability = 0.5;
   RunSummary sum = RunMany(AllStages(), gen, 300, false);
   EXPECT_EQ(sum.failures, 0) << "failing seeds:" << Seeds(sum);
-  if (sum.programs >= 300) EXPECT_GT(sum.refused, 0);
+  if (sum.programs >= 300) {
+    EXPECT_GT(sum.refused, 0);
+  }
 }
 
 TEST(RandomPrograms, GenerationIsReproducible) {
