@@ -23,6 +23,7 @@
 #include "capture/tensor_convert.h"
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
+#include "codegen/compile_graph.h"
 #include "interp/annotate.h"
 #include "interp/reference_interpreter.h"
 #include "io/npy.h"
@@ -64,15 +65,11 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
   r.nodes = static_cast<int>(imported->num_nodes());
   const OpTable& ops = LiveOpTable();
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, CloneGraph(*imported, ops));
-  AOT_RETURN_IF_ERROR(RunPipeline(*g, Stage::kReinplaced, ops, {}));
-  AOT_RETURN_IF_ERROR(Decompose(*g, ops));
-  AOT_RETURN_IF_ERROR(AnnotateFromRun(*g, inputs));
-  std::unordered_set<const Value*> fused = FusedAwayValues(*g);
-  ReusePairs reuse = KernelReusePairs(*g, fused);
-  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(*g, "best", 64, &fused, &reuse));
   CodegenOptions copts;
   copts.name = "bench_" + name;
-  AOT_ASSIGN_OR_RETURN(GeneratedC gen, GenerateC(*g, plan, copts));
+  AOT_ASSIGN_OR_RETURN(CompiledGraph compiled,
+                       CompileGraph(*g, ops, [&](Graph& gg) { return AnnotateFromRun(gg, inputs); }, copts));
+  const GeneratedC& gen = compiled.c;
   std::string dir = "/tmp/atenaot_bench_" + name;
   AOT_ASSIGN_OR_RETURN(std::string lib, WriteAndBuild(gen, dir, copts.name, {}));
   BuildOptions native;

@@ -15,12 +15,6 @@
 namespace atenaot {
 namespace {
 
-std::string Where(const Node* n) {
-  std::string s = n->op().qualified_name;
-  if (!n->outputs().empty()) s = "%" + n->output()->name() + " = " + s;
-  return s;
-}
-
 bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // A node whose results share memory with an argument without writing it is a
@@ -132,11 +126,11 @@ class CEmitter {
           ++i;
         }
         Status s = EmitElementwise(group, target);
-        if (!s.ok()) unsupported_.push_back(Where(n) + ": " + s.message());
+        if (!s.ok()) unsupported_.push_back(NodeText(n) + ": " + s.message());
         continue;
       }
       Status s = EmitKernel(n);
-      if (!s.ok()) unsupported_.push_back(Where(n) + ": " + s.message());
+      if (!s.ok()) unsupported_.push_back(NodeText(n) + ": " + s.message());
     }
     AOT_RETURN_IF_ERROR(EmitOutputCopies());
     if (!unsupported_.empty()) {
@@ -380,7 +374,7 @@ class CEmitter {
 
   Status EmitElementwise(const std::vector<const Node*>& group, const Value* target) {
     std::string comment;
-    for (const Node* n : group) comment += (comment.empty() ? "" : "; ") + Where(n);
+    for (const Node* n : group) comment += (comment.empty() ? "" : "; ") + NodeText(n);
     BeginKernel("fused elementwise: " + comment);
     std::vector<const Value*> loads;
     for (size_t k = 0; k < group.size(); ++k) CollectLoads(group[k], k == 0 && !group[0]->op().Writes() ? -1 : 0, &loads);
@@ -472,7 +466,7 @@ class CEmitter {
   Status EmitKernel(const Node* n) {
     const std::string& name = n->op().schema.name;
     const std::string& ov = n->op().schema.overload;
-    BeginKernel(Where(n));
+    BeginKernel(NodeText(n));
     Status s;
     if (name == "sum" || name == "mean" || name == "amax" || name == "amin" || name == "prod") s = Reduce(n);
     else if ((name == "max" || name == "min") && ov == "dim") s = ReduceWithIndex(n);

@@ -45,12 +45,6 @@ StatusOr<c10::IValue> LiteralToIValue(const Literal& l, const SchemaType& t) {
   return Internal("unknown literal kind");
 }
 
-std::string Where(const Node* n) {
-  std::string s = n->op().qualified_name;
-  if (!n->outputs().empty()) s = "%" + n->output()->name() + " = " + s;
-  return "node '" + s + "'";
-}
-
 // Counts CPU allocator traffic on this thread (the hook LibTorch's profiler
 // uses); frees report negative sizes.
 struct PeakReporter final : c10::MemoryReportingInfoBase {
@@ -96,7 +90,7 @@ class Interpreter {
       guard = std::make_unique<c10::DebugInfoGuard>(c10::DebugInfoKind::PROFILER_STATE, reporter);
     }
     for (const Node* n : g.nodes()) {
-      AOT_RETURN_IF_ERROR(RunNode(n).WithContext(Where(n)));
+      AOT_RETURN_IF_ERROR(RunNode(n).WithContext(DescribeNode(n)));
       if (opts_.free_dead_values)
         for (const Value* v : dies_after_[n]) env_.erase(v);
     }

@@ -126,6 +126,14 @@ void Graph::SetArg(Node* n, int i, Arg a) {
   AddArgUses(n, i);
 }
 
+std::string NodeText(const Node* n) {
+  std::string s = n->op().qualified_name;
+  if (!n->outputs().empty()) s = "%" + n->output()->name() + " = " + s;
+  return s;
+}
+
+std::string DescribeNode(const Node* n) { return "node '" + NodeText(n) + "'"; }
+
 Value* Graph::NewValue(const std::string& name, ValueKind kind) {
   auto v = std::make_unique<Value>();
   v->name_ = name.empty() ? FreshName() : name;

@@ -135,6 +135,11 @@ class Node {
   bool alive_ = true;
 };
 
+// "%y = aten::add.Tensor": a node as error messages and comments name it.
+std::string NodeText(const Node* n);
+// "node '%y = aten::add.Tensor'".
+std::string DescribeNode(const Node* n);
+
 // How the flat outputs are nested: a leaf names one flat output.
 struct OutputTree {
   enum class Kind { kLeaf, kTuple, kList };

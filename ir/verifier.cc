@@ -5,12 +5,6 @@
 namespace atenaot {
 namespace {
 
-std::string Where(const Node* n) {
-  std::string s = n->op().qualified_name;
-  if (!n->outputs().empty()) s = "%" + n->output()->name() + " = " + s;
-  return "node '" + s + "'";
-}
-
 bool LiteralFits(const SchemaType& t, const Literal& l) {
   using K = Literal::Kind;
   if (l.kind == K::kNone) return t.optional;
@@ -86,14 +80,14 @@ Status VerifyGraph(const Graph& g, const VerifyOptions& opts) {
     const OpInfo& op = n->op();
     const auto& sargs = op.schema.args;
     if (!op.Representable())
-      return Unsupported(Where(n) + ": op has argument or return types atenaot cannot represent");
+      return Unsupported(DescribeNode(n) + ": op has argument or return types atenaot cannot represent");
     if (n->args().size() != sargs.size())
-      return InvalidArgument(Where(n) + ": has " + std::to_string(n->args().size()) + " arguments, schema '" +
+      return InvalidArgument(DescribeNode(n) + ": has " + std::to_string(n->args().size()) + " arguments, schema '" +
                              op.qualified_name + "' takes " + std::to_string(sargs.size()));
     for (size_t i = 0; i < sargs.size(); ++i) {
       const Arg& a = n->args()[i];
       const SchemaType& t = sargs[i].type;
-      std::string arg_where = Where(n) + ", argument " + std::to_string(i) + " ('" + sargs[i].name + "')";
+      std::string arg_where = DescribeNode(n) + ", argument " + std::to_string(i) + " ('" + sargs[i].name + "')";
       bool tensor = t.base == BaseType::kTensor;
       if (tensor && t.list) {
         if (a.kind != Arg::Kind::kValueList)
@@ -114,17 +108,17 @@ Status VerifyGraph(const Graph& g, const VerifyOptions& opts) {
     }
     for (const Value* v : n->InputValues())
       if (!defined.count(v))
-        return InvalidArgument(Where(n) + ": uses %" + v->name() + " before its definition");
+        return InvalidArgument(DescribeNode(n) + ": uses %" + v->name() + " before its definition");
     bool list_ret = op.schema.returns.size() == 1 && op.schema.returns[0].type.list;
     if (list_ret != n->list_output())
-      return InvalidArgument(Where(n) + (list_ret ? ": returns a tensor list but its results are not marked as one"
+      return InvalidArgument(DescribeNode(n) + (list_ret ? ": returns a tensor list but its results are not marked as one"
                                                   : ": results marked as a list but the op does not return one"));
     if (!list_ret && n->outputs().size() != op.schema.returns.size())
-      return InvalidArgument(Where(n) + ": defines " + std::to_string(n->outputs().size()) +
+      return InvalidArgument(DescribeNode(n) + ": defines " + std::to_string(n->outputs().size()) +
                              " results, the op returns " + std::to_string(op.schema.returns.size()));
     for (const Value* v : n->outputs()) {
-      AOT_RETURN_IF_ERROR(CheckMeta(v->meta(), Where(n) + " result %" + v->name()));
-      if (v->producer() != n) return Internal(Where(n) + ": result's producer link is broken");
+      AOT_RETURN_IF_ERROR(CheckMeta(v->meta(), DescribeNode(n) + " result %" + v->name()));
+      if (v->producer() != n) return Internal(DescribeNode(n) + ": result's producer link is broken");
       defined.insert(v);
     }
   }

@@ -103,12 +103,6 @@ bool DenseNonOverlapping(const TensorMeta& m) {
   return !m.HasInternalOverlap() && m.SpanBytes() == m.numel() * DTypeSize(m.dtype);
 }
 
-std::string Where(const Node* n) {
-  std::string s = n->op().qualified_name;
-  if (!n->outputs().empty()) s = "%" + n->output()->name() + " = " + s;
-  return "node '" + s + "'";
-}
-
 class Functionalizer {
  public:
   Functionalizer(Graph& g, const OpTable& ops, const FunctionalizeOptions& opts) : g_(g), ops_(ops), opts_(opts) {}
@@ -126,7 +120,7 @@ class Functionalizer {
       if (n->op().Writes()) s = HandleWrite(n);
       else if (AliasedArg(n) >= 0) s = HandleView(n);
       else s = HandleFunctional(n);
-      AOT_RETURN_IF_ERROR(s.WithContext(Where(n)));
+      AOT_RETURN_IF_ERROR(s.WithContext(DescribeNode(n)));
     }
     // Outputs read the final versions; then inputs are restored.
     insert_before_ = nullptr;
@@ -144,7 +138,7 @@ class Functionalizer {
     for (auto it = doomed_.rbegin(); it != doomed_.rend(); ++it) {
       for (Value* o : (*it)->outputs())
         if (!o->uses().empty())
-          return Internal(Where(*it) + ": replaced node still has uses of %" + o->name());
+          return Internal(DescribeNode(*it) + ": replaced node still has uses of %" + o->name());
       g_.Destroy(*it);
     }
     return Status::Ok();
@@ -756,15 +750,15 @@ Status CheckFunctional(const Graph& g, bool no_views) {
     const OpInfo& op = n->op();
     bool is_restore = op.qualified_name == "aten::copy_" && n->input(0) && n->input(0)->kind() == ValueKind::kInput;
     if (op.Writes() && !is_restore)
-      return InvalidArgument("not functional: " + Where(n) + " writes to its arguments");
+      return InvalidArgument("not functional: " + DescribeNode(n) + " writes to its arguments");
     if (is_restore) {
       in_epilogue = true;
       if (!restored.insert(n->input(0)).second)
         return InvalidArgument("not functional: input %" + n->input(0)->name() + " is restored twice");
       continue;
     }
-    if (in_epilogue) return InvalidArgument("not functional: " + Where(n) + " comes after the input restores");
-    if (no_views && op.IsView()) return InvalidArgument("views remain: " + Where(n) + " returns an alias");
+    if (in_epilogue) return InvalidArgument("not functional: " + DescribeNode(n) + " comes after the input restores");
+    if (no_views && op.IsView()) return InvalidArgument("views remain: " + DescribeNode(n) + " returns an alias");
   }
   return Status::Ok();
 }

@@ -38,12 +38,6 @@ std::string LayoutKey(const TensorMeta& m) {
 
 bool SameLayout(const TensorMeta& a, const TensorMeta& b) { return LayoutKey(a) == LayoutKey(b); }
 
-std::string Where(const Node* n) {
-  std::string s = n->op().qualified_name;
-  if (!n->outputs().empty()) s = "%" + n->output()->name() + " = " + s;
-  return "node '" + s + "'";
-}
-
 class Reinplacer {
  public:
   Reinplacer(Graph& g, const OpTable& ops, const ReinplaceOptions& opts, ReinplaceStats* stats)
@@ -56,7 +50,7 @@ class Reinplacer {
     Index();
     for (Node* n : g_.NodesSnapshot()) {
       if (Deleted(n)) continue;
-      AOT_RETURN_IF_ERROR(Visit(n).WithContext(Where(n)));
+      AOT_RETURN_IF_ERROR(Visit(n).WithContext(DescribeNode(n)));
     }
     for (Node* n : doomed_) g_.Destroy(n);
     DeleteSelfRestores();

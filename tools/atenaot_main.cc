@@ -34,6 +34,7 @@
 #include "atenaot.h"
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
+#include "codegen/compile_graph.h"
 #include "ir/clone.h"
 #include "ir/printer.h"
 #include "io/weights_file.h"
@@ -371,14 +372,11 @@ Status Plan(const Options& o) {
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, CloneGraph(*imported, ops));
   PipelineOptions popts;
   if (o.time_passes) popts.timing = &std::cerr;
-  AOT_RETURN_IF_ERROR(RunPipeline(*g, Stage::kReinplaced, ops, popts));
-  AOT_RETURN_IF_ERROR(AnnotateFromArrays(*g, inputs));
   auto t0 = std::chrono::steady_clock::now();
-  // The plan the compiled library uses: fused elementwise values need no
-  // buffer, and kernels may take over a dying input's buffer.
-  std::unordered_set<const Value*> fused = FusedAwayValues(*g);
-  ReusePairs reuse = KernelReusePairs(*g, fused);
-  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(*g, algo, o.align, &fused, &reuse));
+  // The plan the compiled library uses (fusion and kernel reuse included).
+  AOT_ASSIGN_OR_RETURN(MemoryPlan plan,
+                       PlanForCodegen(*g, ops, [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, algo, popts,
+                                      o.align));
   if (o.time_passes)
     std::cerr << "time: plan " << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
               << " ms\n";
@@ -396,17 +394,18 @@ Status Compile(const Options& o) {
   if (o.inputs.empty()) return InvalidArgument("compile needs --inputs (the shapes and dtypes to compile for)");
   if (o.output_file.empty()) return InvalidArgument("compile needs -o DIR");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
-  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, "reinplaced"));
-  AOT_RETURN_IF_ERROR(Decompose(*g, LiveOpTable()));
-  AOT_RETURN_IF_ERROR(AnnotateFromArrays(*g, inputs));
-  std::unordered_set<const Value*> fused = FusedAwayValues(*g);
-  ReusePairs reuse = KernelReusePairs(*g, fused);
-  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(*g, o.algo.empty() ? "best" : o.algo, 64, &fused, &reuse));
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, "import"));
   CodegenOptions copts;
   copts.name = o.name;
   copts.embed_weights = o.weights_mode == "embed";
   copts.source_note = o.model;
-  AOT_ASSIGN_OR_RETURN(GeneratedC gen, GenerateC(*g, plan, copts));
+  PipelineOptions popts;
+  if (o.time_passes) popts.timing = &std::cerr;
+  AOT_ASSIGN_OR_RETURN(CompiledGraph compiled,
+                       CompileGraph(*g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, copts,
+                                    o.algo.empty() ? "best" : o.algo, popts));
+  const GeneratedC& gen = compiled.c;
+  const MemoryPlan& plan = compiled.plan;
   BuildOptions bopts;
   bopts.march_native = o.march_native;
   AOT_ASSIGN_OR_RETURN(std::string lib, WriteAndBuild(gen, o.output_file, o.name, bopts));

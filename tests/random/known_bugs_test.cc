@@ -4,6 +4,7 @@
 //
 // They fail today, so they are skipped unless ATENAOT_RUN_KNOWN_BUGS=1:
 //   bazel test //tests/random:known_bugs_test --test_env=ATENAOT_RUN_KNOWN_BUGS=1
+// ATENAOT_PRINT_IMPORT_IR=1 also prints each program's IR at stage import.
 // Once a bug is fixed, drop its name from kOpenBugs so its test always runs.
 #include <ATen/ATen.h>
 #include <ATen/TracerMode.h>
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <iostream>
 #include <set>
 #include <string>
 
@@ -44,6 +46,10 @@ bool Open(const std::string& bug) {
 std::string RunAtStage(const CppProgram& fn, const Ts& inputs, Stage stage) {
   auto g = TraceCpp(fn, inputs, LiveOpTable());
   if (!g.ok()) return "import failed: " + g.status().ToString();
+  // ATENAOT_PRINT_IMPORT_IR=1 prints each program's IR at stage import (to paste into a golden test).
+  if (const char* p = std::getenv("ATENAOT_PRINT_IMPORT_IR"); p && std::string(p) == "1")
+    std::cerr << "--- " << ::testing::UnitTest::GetInstance()->current_test_info()->name() << ", IR at stage import:\n"
+              << PrintGraph(**g);
   Status s = RunPipeline(**g, stage, LiveOpTable(), {});
   if (!s.ok()) return std::string("stage ") + StageName(stage) + " failed: " + s.ToString();
   Ts eager_in = CloneKeepingAliasing(inputs);

@@ -7,6 +7,7 @@
 #include "capture/tensor_convert.h"
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
+#include "codegen/compile_graph.h"
 #include "interp/annotate.h"
 #include "passes/decompose.h"
 #include "passes/pipeline.h"
@@ -19,18 +20,11 @@ namespace atenaot {
 CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
                           const std::string& extra_cflags) {
   CompiledRun r;
-  Status s = RunPipeline(g, Stage::kReinplaced, LiveOpTable(), {});
-  if (s.ok()) s = Decompose(g, LiveOpTable());
-  if (s.ok()) s = AnnotateFromRun(g, inputs);
-  if (!s.ok()) { r.error = s.ToString(); return r; }
-  std::unordered_set<const Value*> fused = FusedAwayValues(g);
-  ReusePairs reuse = KernelReusePairs(g, fused);
-  auto plan = PlanMemory(g, "best", 64, &fused, &reuse);
-  if (!plan.ok()) { r.error = plan.status().ToString(); return r; }
   CodegenOptions copts;
   copts.name = "m";
-  auto gen = GenerateC(g, *plan, copts);
-  if (!gen.ok()) { r.error = gen.status().ToString(); return r; }
+  auto compiled = CompileGraph(g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, inputs); }, copts);
+  if (!compiled.ok()) { r.error = compiled.status().ToString(); return r; }
+  const GeneratedC* gen = &compiled->c;
   r.source = gen->source;
   BuildOptions bopts;
   bopts.extra_cflags = "-O1 " + extra_cflags;

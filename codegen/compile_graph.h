@@ -1,0 +1,33 @@
+// The compile path from an imported graph to C source, in one place:
+// functionalize + reinplace (pipeline stage `reinplaced`), decompose, exact
+// layouts from a sample run (`annotate`, supplied by the caller because it
+// needs LibTorch), fusion, kernel buffer reuse, memory planning, C codegen.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "codegen/c_codegen.h"
+#include "ir/graph.h"
+#include "ir/op_table.h"
+#include "passes/pipeline.h"
+#include "plan/memory_plan.h"
+
+namespace atenaot {
+
+struct CompiledGraph {
+  MemoryPlan plan;
+  GeneratedC c;
+};
+
+// Everything up to and including the memory plan (what `atenaot plan`
+// reports): works for graphs with ops the C backend cannot compile too.
+StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
+                                    const std::string& algorithm = "best", const PipelineOptions& popts = {},
+                                    int64_t alignment = 64);
+
+StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
+                                     const CodegenOptions& copts, const std::string& algorithm = "best",
+                                     const PipelineOptions& popts = {});
+
+}  // namespace atenaot
