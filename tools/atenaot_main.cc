@@ -2,7 +2,7 @@
 //   dump MODEL [--inputs F...] [--stage S] [-o FILE] [--time-passes]
 //   run  MODEL --inputs F... --out-dir DIR [--stage S] [--time-passes] [--print]
 //   plan MODEL --inputs F... [--algo NAME|best] [--json FILE] [--svg FILE]
-//   compile MODEL --inputs F... -o DIR [--name NAME] [--weights embed|file]
+//   compile MODEL --inputs F... -o DIR [--name NAME] [--weights embed|file] [--embedded]
 //   exec DIR --inputs F... --out-dir D [--name NAME]
 //   show F.npy...
 //   compare EXPECTED ACTUAL [--rtol R] [--atol A]
@@ -35,6 +35,7 @@
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
 #include "codegen/compile_graph.h"
+#include "codegen/embedded_sources.h"
 #include "ir/clone.h"
 #include "ir/printer.h"
 #include "io/weights_file.h"
@@ -119,7 +120,7 @@ Every plan is checked for overlaps before it is reported.
 )";
 
 constexpr char kCompileHelp[] = R"(usage: atenaot compile MODEL --inputs F.npy... -o DIR [--name NAME] [--weights embed|file]
-                       [--algo NAME] [--march-native]
+                       [--algo NAME] [--march-native] [--embedded]
 
 Compiles MODEL for the shapes and dtypes of the sample inputs into DIR:
   NAME.c, NAME.h        readable C99: one function per fused kernel
@@ -135,6 +136,11 @@ intermediates live in one arena of the planned size.
   --name NAME      C identifier prefix (default: model)
   --algo NAME      placement algorithm (default best)
   --march-native   build for this machine's CPU ($CC or cc is the compiler)
+  --embedded       write only the sources (NAME.c, NAME.h, atenaot.h, and
+                   NAME.weights with --weights file) and build nothing: for
+                   cross-compiling into firmware, which calls NAME_run with
+                   a static arena of NAME_arena_bytes() bytes
+                   (examples/embedded/README.md)
 )";
 
 constexpr char kExecHelp[] = R"(usage: atenaot exec DIR --inputs F.npy... --out-dir OUT [--name NAME]
@@ -176,6 +182,7 @@ struct Options {
   std::string name = "model";
   std::string weights_mode = "embed";
   bool march_native = false;
+  bool embedded = false;                // compile: sources only, no host build
 };
 
 Status ParseArgs(int argc, char** argv, Options* o) {
@@ -204,6 +211,7 @@ Status ParseArgs(int argc, char** argv, Options* o) {
         return InvalidArgument("--weights must be embed or file, got '" + o->weights_mode + "'");
     }
     else if (a == "--march-native") o->march_native = true;
+    else if (a == "--embedded") o->embedded = true;
     else if (a == "--svg") { AOT_ASSIGN_OR_RETURN(o->svg_file, need_value("--svg")); }
     else if (a == "--align") {
       AOT_ASSIGN_OR_RETURN(std::string v, need_value("--align"));
@@ -393,6 +401,8 @@ Status Plan(const Options& o) {
 Status Compile(const Options& o) {
   if (o.inputs.empty()) return InvalidArgument("compile needs --inputs (the shapes and dtypes to compile for)");
   if (o.output_file.empty()) return InvalidArgument("compile needs -o DIR");
+  if (o.embedded && o.march_native)
+    return InvalidArgument("--march-native builds for this machine; it cannot be combined with --embedded");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, "import"));
   CodegenOptions copts;
@@ -406,6 +416,18 @@ Status Compile(const Options& o) {
                                     o.algo.empty() ? "best" : o.algo, popts));
   const GeneratedC& gen = compiled.c;
   const MemoryPlan& plan = compiled.plan;
+  if (o.embedded) {  // sources only: the firmware's toolchain builds them
+    AOT_RETURN_IF_ERROR(MakeDirs(o.output_file));
+    const std::string base = o.output_file + "/" + o.name;
+    AOT_RETURN_IF_ERROR(WriteText(base + ".h", gen.header));
+    AOT_RETURN_IF_ERROR(WriteText(base + ".c", gen.source));
+    AOT_RETURN_IF_ERROR(WriteText(o.output_file + "/atenaot.h", kAtenaotHeader));
+    if (!gen.weights.empty())
+      AOT_RETURN_IF_ERROR(WriteText(base + ".weights", std::string(gen.weights.begin(), gen.weights.end())));
+    std::cout << "compiled " << o.model << " -> " << base << ".c (embedded: sources only; " << gen.kernels
+              << " kernels, arena " << gen.arena_bytes << " bytes, LOAD " << plan.lower_bound_bytes << " bytes)\n";
+    return Status::Ok();
+  }
   BuildOptions bopts;
   bopts.march_native = o.march_native;
   AOT_ASSIGN_OR_RETURN(std::string lib, WriteAndBuild(gen, o.output_file, o.name, bopts));

@@ -1,0 +1,249 @@
+#!/usr/bin/python3
+"""Assembles bench/RESULTS.md and bench/memory.svg from the raw reports that
+bench/make_results.sh collects into WORK (run that script, not this one).
+
+usage: make_results.py WORK [--out bench/RESULTS.md] [--svg bench/memory.svg]
+
+WORK holds, per step, STEP.md (the step's own report), STEP.cmd (the command
+that produced it), STEP.rc (its exit status) and STEP.log; plan_quality/ holds
+the JSON that `atenaot plan --json` wrote (MODEL_best.json). Standard library
+only. Every table row gets the command that produced it and the machine.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def read(path, default=""):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def host_machine():
+    cpu = platform.machine()
+    for line in read("/proc/cpuinfo").splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    return "%s, %s, %d CPUs" % (platform.machine(), cpu, os.cpu_count() or 0)
+
+
+def git_rev():
+    try:
+        rev = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        return rev + (" (plus uncommitted changes)" if dirty else "")
+    except OSError:
+        return "unknown"
+
+
+def tables(md):
+    """The markdown tables of a report: lists of row lines (header, rule, rows)."""
+    out, cur = [], []
+    for line in md.splitlines():
+        if line.startswith("|"):
+            cur.append(line.rstrip())
+        elif cur:
+            out.append(cur)
+            cur = []
+    if cur:
+        out.append(cur)
+    return out
+
+
+def tag_rows(table, command, machine):
+    """Appends `command` and `machine` columns to every row."""
+    head, rule, rows = table[0], table[1], table[2:]
+    res = [head + " command | machine |", rule + "---|---|"]
+    for r in rows:
+        res.append(r + " `%s` | %s |" % (command, machine))
+    return res
+
+
+def step(work, name):
+    return {
+        "md": read(os.path.join(work, name + ".md")),
+        "cmd": read(os.path.join(work, name + ".cmd")).strip(),
+        "rc": read(os.path.join(work, name + ".rc"), "missing").strip(),
+        "log": read(os.path.join(work, name + ".log")),
+        "secs": read(os.path.join(work, name + ".secs"), "?").strip(),
+    }
+
+
+def failure_note(s):
+    tail = "\n".join(s["log"].strip().splitlines()[-8:])
+    return ["", "**This step failed** (exit %s): `%s`" % (s["rc"], s["cmd"]), "", "```", tail, "```", ""]
+
+
+def kib(b):
+    return "%s KiB" % format(round(b / 1024.0, 1), ",")
+
+
+def memory_svg(models, command, machine):
+    """Grouped bars per model: arena, LOAD, naive, eager peak, relative to
+    eager's peak (1.0), each labelled with its size."""
+    series = [("arena", "arena_bytes", "#1f77b4"), ("LOAD (lower bound)", "lower_bound_bytes", "#2ca02c"),
+              ("naive (no reuse)", "naive_bytes", "#ff7f0e"), ("LibTorch eager peak", "eager_peak_bytes", "#7f7f7f")]
+    left, top, bar_h, gap, group_gap, width = 130, 70, 16, 3, 22, 560
+    rel_max = max(j[k] / float(j["eager_peak_bytes"]) for _, j in models for _, k, _ in series)
+    rel_max = max(1.0, rel_max)
+    scale = width / (rel_max * 1.08)
+    group_h = len(series) * (bar_h + gap) + group_gap
+    height = top + len(models) * group_h + 70
+    total_w = left + width + 170
+    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+         'font-family="sans-serif" font-size="12">' % (total_w, height, total_w, height),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="%d" y="22" font-size="15" font-weight="bold">Memory for intermediates: atenaot arena vs '
+         'LOAD, naive and LibTorch eager</text>' % 10,
+         '<text x="10" y="40" fill="#444">bar length: bytes relative to LibTorch eager\'s peak for the same model '
+         '(dashed line = 1.0); label: size</text>']
+    # Grid.
+    step_rel = 0.5 if rel_max <= 3 else 1.0
+    v = 0.0
+    while v <= rel_max * 1.08 + 1e-9:
+        x = left + v * scale
+        o.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>' % (x, top - 8, x,
+                                                                                 top + len(models) * group_h - group_gap))
+        o.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#666">%.1f</text>' % (x, top - 12, v))
+        v += step_rel
+    x1 = left + scale
+    o.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333" stroke-dasharray="4,3"/>' % (
+        x1, top - 8, x1, top + len(models) * group_h - group_gap))
+    for gi, (name, j) in enumerate(models):
+        y0 = top + gi * group_h
+        mid = y0 + (len(series) * (bar_h + gap)) / 2.0
+        o.append('<text x="%d" y="%.1f" text-anchor="end" font-weight="bold">%s</text>' % (left - 10, mid + 4, name))
+        for si, (label, key, color) in enumerate(series):
+            b = j[key]
+            rel = b / float(j["eager_peak_bytes"])
+            y = y0 + si * (bar_h + gap)
+            w = max(1.0, rel * scale)
+            o.append('<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s %s: %d bytes (%.2fx eager)'
+                     '</title></rect>' % (left, y, w, bar_h, color, name, label, b, rel))
+            o.append('<text x="%.1f" y="%d" fill="#222">%s</text>' % (left + w + 4, y + bar_h - 4, kib(b)))
+    ly = height - 48
+    lx = 10
+    for label, _, color in series:
+        o.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' % (lx, ly, color))
+        o.append('<text x="%d" y="%d">%s</text>' % (lx + 16, ly + 10, label))
+        lx += 30 + 7 * len(label)
+    o.append('<text x="10" y="%d" fill="#666" font-size="10">%s</text>' % (height - 22, esc(command)))
+    o.append('<text x="10" y="%d" fill="#666" font-size="10">%s</text>' % (height - 8, esc(machine)))
+    o.append("</svg>")
+    return "\n".join(o) + "\n"
+
+
+def esc(s):
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def section_from_report(title, s, machine, intro, keep_after_tables=False):
+    L = ["## " + title, ""] + intro + [""]
+    L.append("Command: `%s` (exit %s, %s s)  " % (s["cmd"], s["rc"], s["secs"]))
+    L.append("Machine: %s" % machine)
+    L.append("")
+    if s["rc"] != "0":
+        L += failure_note(s)
+    for t in tables(s["md"]):
+        if len(t) >= 2:
+            L += tag_rows(t, s["cmd"], machine) + [""]
+    if not tables(s["md"]) and s["rc"] == "0":
+        L += ["(no table in the report)", ""]
+    return L
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("work")
+    ap.add_argument("--out", default=os.path.join(REPO, "bench", "RESULTS.md"))
+    ap.add_argument("--svg", default=os.path.join(REPO, "bench", "memory.svg"))
+    args = ap.parse_args()
+    w = args.work
+    machine = host_machine()
+    load = read(os.path.join(w, "loadavg")).split()
+    pq, cve, rt, cm = (step(w, n) for n in ("plan_quality", "compiled_vs_eager", "reinplace_timing", "cortex_m"))
+    tc = dict(l.split("=", 1) for l in read(os.path.join(w, "cortex_m.toolchain")).splitlines() if "=" in l)
+    cm_machine = "Cortex-M4F target, arm-none-eabi-gcc %s -Os; %s; host %s" % (
+        tc.get("gcc", "?"), "run on QEMU %s mps2-an386" % tc["qemu"] if tc.get("qemu") else "not run (no QEMU)",
+        machine)
+
+    L = ["# atenaot benchmark results", "",
+         "Regenerated by one command, `bash bench/make_results.sh` (the whole file and `bench/memory.svg`;"
+         " nothing else in the tree is rewritten). Every table row names the command that produced it and the"
+         " machine it ran on. Other work on a shared machine makes timings noisy.", "",
+         "- Date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+         "- Machine: %s; 1-minute load average at the start %s" % (machine, load[0] if load else "?"),
+         "- atenaot at git %s" % git_rev(),
+         "- Python %s (`/usr/bin/python3`)" % platform.python_version(), ""]
+
+    L += section_from_report(
+        "Memory-plan quality (`atenaot plan`)", pq, machine,
+        ["The arena `atenaot compile` plans, against LOAD (the most intermediate bytes live at once: no placement"
+         " can do better for this op order), naive (no reuse) and LibTorch eager's allocator peak, on the three"
+         " examples and torchvision's MobileNetV2 and ResNet-18 (random weights). Full discussion:"
+         " `bench/plan_quality.md` (same script).",
+         "",
+         "Second table, per placement algorithm: arena bytes / wall time of the whole `atenaot plan` command (min"
+         " of the repeats: import, passes, a sample run for exact layouts, placement, an eager run) / the"
+         " `time: plan` line of `--time-passes`. Caveat: in the current `tools/atenaot_main.cc` that line times"
+         " `PlanForCodegen` (reinplace pipeline, decompose, the annotating reference run and placement), not the"
+         " placement alone as `bench/plan_quality.md` describes it, so it is not comparable with older numbers."])
+    models = []
+    for name in ("mlp", "cnn", "transformer", "mobilenet_v2", "resnet18"):
+        j = read(os.path.join(w, "plan_quality", name + "_best.json"))
+        if j:
+            models.append((name, json.loads(j)))
+    if models:
+        with open(args.svg, "w") as f:
+            f.write(memory_svg(models, pq["cmd"], machine))
+        L += ["![memory: arena vs LOAD vs naive vs eager](memory.svg)", "",
+              "`bench/memory.svg`: the same numbers (the `--algo best` JSON of each model), drawn relative to eager's"
+              " peak. Command: `%s`; machine: %s." % (pq["cmd"], machine), ""]
+
+    L += section_from_report(
+        "Compiled C vs LibTorch eager: latency and memory", cve, machine,
+        ["The generated C library through the C ABI vs the captured program run op by op through LibTorch;"
+         " single-threaded compiled code; medians of alternating runs. *compiled B* is arena + outputs."])
+
+    L += section_from_report(
+        "Reinplace pass time vs PyTorch's `reinplace`", rt, machine,
+        ["Chains of N elementwise ops with a slice write every 10 ops: `torch.fx.passes.reinplace` on the"
+         " `make_fx(functionalize(f))` graph vs atenaot's reinplace pass alone (`--time-passes`). Small sizes"
+         " to keep the run short; `bench/reinplace_timing.md` has N up to 4,000."])
+    # The reinplace report's growth sentence, if any.
+    for line in rt["md"].splitlines():
+        if line.startswith("From N="):
+            L += [line + " (`%s`, %s)" % (rt["cmd"], machine), ""]
+
+    L += section_from_report(
+        "Embedded: Cortex-M4F flash and RAM", cm, cm_machine,
+        ["Models compiled with `atenaot compile --embedded`, cross-compiled with arm-none-eabi-gcc"
+         " (`-mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard -mthumb -Os`), linked into a firmware stub"
+         " (`tests/embedded/firmware_stub.c`: static arena and I/O buffers, one `NAME_run` call;"
+         " `-specs=nosys.specs -Wl,--gc-sections`), which references no malloc/free/calloc/realloc/printf."
+         " Bytes. flash = text + data (text includes `.rodata`, i.e. the weights); RAM = data + bss (bss holds"
+         " the arena and I/O buffers; 1,092 B of data is newlib's reentrancy structure); stack not included"
+         " (*model stack frames* bounds the model's own). Recipe: `examples/embedded/README.md`."])
+
+    text = "\n".join(L).rstrip() + "\n"
+    with open(args.out, "w") as f:
+        f.write(text)
+    print("wrote %s%s" % (args.out, " and " + args.svg if models else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Compiles the MLP example with atenaot, then runs `cargo test --offline` on
+# examples/rust (a copy in TEST_TMPDIR, so nothing is written into the source
+# tree) against it: eager's stored outputs and ABI misuse.
+# No cargo: prints "SKIPPED: cargo not found" and passes (tools/test.sh counts
+# an sh_test as pass/fail only, so the skip is visible in this log and in the
+# test.xml this script writes).
+set -euo pipefail
+atenaot="$1"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+ex=examples/mlp
+
+skip() {
+  echo "SKIPPED: $1"
+  if [ -n "${XML_OUTPUT_FILE:-}" ]; then  # a one-case JUnit report marked skipped
+    cat > "$XML_OUTPUT_FILE" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="1" failures="0" errors="0" disabled="0">
+  <testsuite name="rust_test" tests="1" failures="0" errors="0" skipped="1">
+    <testcase name="cargo_test" classname="tests.rust" result="skipped"><skipped message="$1"/></testcase>
+  </testsuite>
+</testsuites>
+XML
+  fi
+  exit 0
+}
+
+# Bazel's test environment has a minimal PATH and may have no HOME.
+cargo="$(command -v cargo || true)"
+for c in ${HOME:+"$HOME/.cargo/bin/cargo"} /root/.cargo/bin/cargo /usr/local/cargo/bin/cargo; do
+  [ -n "$cargo" ] && break
+  [ -x "$c" ] && cargo="$c"
+done
+[ -n "$cargo" ] || skip "cargo not found (install Rust to run the Rust binding tests)"
+cargo_bin="$(dirname "$cargo")"
+export CARGO_HOME="${CARGO_HOME:-$(dirname "$cargo_bin")}"
+if [ -z "${RUSTUP_HOME:-}" ] && [ -d "$(dirname "$CARGO_HOME")/.rustup" ]; then
+  export RUSTUP_HOME="$(dirname "$CARGO_HOME")/.rustup"
+fi
+export PATH="$cargo_bin:$PATH"
+export CARGO_NET_OFFLINE=true CARGO_TERM_COLOR=never
+"$cargo" --version || skip "cargo at $cargo does not run (no toolchain installed?)"
+
+"$atenaot" compile $ex/model.pt --inputs $ex/input_0.npy -o "$tmp/mlp" --name mlp
+cp -RL examples/rust "$tmp/crate"
+rm -rf "$tmp/crate/target" "$tmp/crate/Cargo.lock"
+export CARGO_TARGET_DIR="$tmp/target"
+export ATENAOT_LIB_DIR="$tmp/mlp" ATENAOT_MODEL_DIR="$tmp/mlp" ATENAOT_MODEL_NAME=mlp ATENAOT_REQUIRE_MODEL=1
+export ATENAOT_INPUT="$PWD/$ex/input_0.npy" ATENAOT_EXPECTED="$PWD/$ex/expected/output_0.npy"
+(cd "$tmp/crate" && "$cargo" test --offline --manifest-path Cargo.toml -- --nocapture 2>&1 | tee "$tmp/cargo.log"
+ exit "${PIPESTATUS[0]}")
+grep -q "test result: ok. 2 passed" "$tmp/cargo.log" || { echo "the model tests did not run"; exit 1; }
+echo "rust_test: all passed"
