@@ -174,6 +174,7 @@ def main():
     w = args.work
     machine = host_machine()
     load = read(os.path.join(w, "loadavg")).split()
+    load_end = read(os.path.join(w, "loadavg_end")).split()
     pq, cve, rt, cm = (step(w, n) for n in ("plan_quality", "compiled_vs_eager", "reinplace_timing", "cortex_m"))
     tc = dict(l.split("=", 1) for l in read(os.path.join(w, "cortex_m.toolchain")).splitlines() if "=" in l)
     cm_machine = "Cortex-M4F target, arm-none-eabi-gcc %s -Os; %s; host %s" % (
@@ -185,7 +186,8 @@ def main():
          " nothing else in the tree is rewritten). Every table row names the command that produced it and the"
          " machine it ran on. Other work on a shared machine makes timings noisy.", "",
          "- Date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-         "- Machine: %s; 1-minute load average at the start %s" % (machine, load[0] if load else "?"),
+         "- Machine: %s; 1-minute load average %s at the start, %s at the end (other work on the machine"
+         " slows the timed steps)" % (machine, load[0] if load else "?", load_end[0] if load_end else "?"),
          "- atenaot at git %s" % git_rev(),
          "- Python %s (`/usr/bin/python3`)" % platform.python_version(), ""]
 

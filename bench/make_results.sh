@@ -61,6 +61,7 @@ run cortex_m "bash tests/embedded/cortex_m_test.sh bazel-bin/atenaot" -- \
 } > "$work/cortex_m.toolchain"
 if grep -q "^SKIPPED" "$work/cortex_m.log"; then echo "2 (skipped: $(grep '^SKIPPED' "$work/cortex_m.log"))" > "$work/cortex_m.rc"; failed=1; fi
 
+cut -d' ' -f1-3 /proc/loadavg > "$work/loadavg_end"
 "$py" bench/make_results.py "$work" --out bench/RESULTS.md --svg bench/memory.svg || failed=1
 bazel build //:atenaot > /dev/null 2>&1 || true  # bazel-bin back to the default configuration
 [ "$failed" -eq 0 ] || echo "make_results: some steps failed; see bench/RESULTS.md" >&2

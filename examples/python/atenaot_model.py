@@ -410,6 +410,8 @@ _NPY_DTYPES = {"f4": "float32", "f8": "float64", "i4": "int32", "i8": "int64", "
 def load_npy(path, use_numpy=None):
     """Reads a .npy file: a numpy array when numpy is used, else a Tensor
     (little-endian, C order, the dtypes the ABI carries)."""
+    if use_numpy and _np is None:
+        raise ImportError("use_numpy=True but numpy is not installed")
     if (use_numpy is None and _np is not None) or use_numpy:
         return _np.load(path)
     import ast
