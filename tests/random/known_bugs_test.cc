@@ -57,7 +57,8 @@ std::string RunAtStage(const CppProgram& fn, const Ts& inputs, Stage stage) {
   Ts ref_in = CloneKeepingAliasing(inputs);
   auto ref_out = RunReference(**g, ref_in);
   if (!ref_out.ok()) return "run failed: " + ref_out.status().ToString() + "\n" + PrintGraph(**g);
-  std::string diff = CompareTensorLists(eager_out, *ref_out, "output") + CompareTensorLists(eager_in, ref_in, "input-after");
+  std::string diff =
+      CompareTensorLists(eager_out, *ref_out, "output") + CompareTensorLists(eager_in, ref_in, "input-after");
   if (!diff.empty()) diff += "\n" + PrintGraph(**g);
   return diff;
 }

@@ -54,6 +54,11 @@ class Rng {
   bool Chance(double p) { return static_cast<double>(g_() >> 11) * 0x1.0p-53 < p; }
   template <typename V>
   const V& Pick(const std::vector<V>& v) { return v[static_cast<size_t>(Below(static_cast<int64_t>(v.size())))]; }
+  template <typename V>
+  void Shuffle(std::vector<V>* v) {
+    for (size_t i = v->size(); i > 1; --i)
+      std::swap((*v)[i - 1], (*v)[static_cast<size_t>(Below(static_cast<int64_t>(i)))]);
+  }
   // Index drawn with the given weights.
   size_t Weighted(const std::vector<int>& w) {
     int total = std::accumulate(w.begin(), w.end(), 0);
@@ -580,7 +585,8 @@ class Generator {
               bases.push_back(j);
           size_t layout = rng_.Weighted({80, 7, 7, bases.empty() ? 0 : 6});
           in.layout = static_cast<InputSpec::Layout>(layout);
-          if (in.layout == InputSpec::Layout::kTransposed && in.shape.size() < 2) in.layout = InputSpec::Layout::kContiguous;
+          if (in.layout == InputSpec::Layout::kTransposed && in.shape.size() < 2)
+            in.layout = InputSpec::Layout::kContiguous;
           if (in.layout == InputSpec::Layout::kOffset && in.shape.empty()) in.layout = InputSpec::Layout::kContiguous;
           if (in.layout == InputSpec::Layout::kViewOf) {
             in.of = rng_.Pick(bases);
@@ -693,7 +699,7 @@ class Generator {
       rem /= d;
     }
     s.push_back(rem);
-    for (size_t i = s.size(); i > 1; --i) std::swap(s[i - 1], s[static_cast<size_t>(rng_.Below(static_cast<int64_t>(i)))]);
+    rng_.Shuffle(&s);
     if (rng_.Chance(0.3)) s[static_cast<size_t>(rng_.Below(static_cast<int64_t>(s.size())))] = -1;
     return s;
   }
@@ -910,7 +916,7 @@ class Generator {
         for (int i = 0; i < rank; ++i) sizes.push_back(rng_.Range(1, 3));
         std::vector<int> order(static_cast<size_t>(rank));
         std::iota(order.begin(), order.end(), 0);
-        for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[static_cast<size_t>(rng_.Below(static_cast<int64_t>(i)))]);
+        rng_.Shuffle(&order);
         int64_t st = rng_.Range(1, 2);
         for (int d : order) {  // nested strides: never overlapping
           strides[static_cast<size_t>(d)] = st;
@@ -983,7 +989,7 @@ class Generator {
       case Op::kPermute: {
         Shape perm(static_cast<size_t>(r));
         std::iota(perm.begin(), perm.end(), 0);
-        for (size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[static_cast<size_t>(rng_.Below(static_cast<int64_t>(i)))]);
+        rng_.Shuffle(&perm);
         if (rng_.Chance(0.2)) perm[0] -= r;
         s->a = perm;
         return true;
@@ -1453,7 +1459,8 @@ std::string ToCpp(const Program& p) {
   os << "// seed " << p.seed << "; inputs:\n";
   for (size_t i = 0; i < p.inputs.size(); ++i) os << "//   in[" << i << "] = " << InputText(p.inputs[i]) << "\n";
   os << "[](const Ts& in) -> Ts {\n";
-  for (size_t i = 0; i < p.inputs.size(); ++i) os << "    const T& " << Id(static_cast<int>(i)) << " = in[" << i << "];\n";
+  for (size_t i = 0; i < p.inputs.size(); ++i)
+    os << "    const T& " << Id(static_cast<int>(i)) << " = in[" << i << "];\n";
   for (const Step& s : p.steps) os << "    " << StepCpp(s) << "\n";
   os << "    return {";
   for (size_t k = 0; k < p.outputs.size(); ++k) os << (k ? ", " : "") << Id(p.outputs[k]);
