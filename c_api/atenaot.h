@@ -7,9 +7,15 @@
  *  - Handles are opaque; aot_model_free accepts NULL. "get" calls never
  *    transfer ownership; strings returned are owned by the model.
  *  - Tensors cross the boundary as plain descriptors: data, dtype, ndim,
- *    sizes, strides (in elements). Compiled models take contiguous row-major
- *    tensors of exactly the compiled dtypes and shapes.
+ *    device, sizes, strides (in elements). Compiled models take contiguous
+ *    row-major tensors of exactly the compiled dtypes and shapes.
+ *  - Every field and code is a fixed-width integer (no C enum types), so the
+ *    layout is the same for every compiler and target, -fshort-enums included.
  *  - No C++ type or exception crosses this boundary.
+ *
+ * Version 2 (from 1): int32_t instead of enum types, the device fields, the
+ * `flags` of aot_tensor_info, aot_model_device, aot_model_run_on_stream,
+ * aot_model_set_option, and the status codes 12-15.
  */
 #ifndef ATENAOT_H_
 #define ATENAOT_H_
@@ -21,7 +27,7 @@
 extern "C" {
 #endif
 
-#define ATENAOT_ABI_VERSION 1
+#define ATENAOT_ABI_VERSION 2
 
 #if defined(__GNUC__)
 #define AOT_EXPORT __attribute__((visibility("default")))
@@ -31,7 +37,8 @@ extern "C" {
 #define AOT_MUST_USE
 #endif
 
-typedef enum aot_status {
+typedef int32_t aot_status;
+enum {
   AOT_OK = 0,
   AOT_ERR_NULL_POINTER = 1,      /* a required pointer argument was NULL */
   AOT_ERR_BAD_COUNT = 2,         /* wrong number of inputs or outputs */
@@ -43,10 +50,16 @@ typedef enum aot_status {
   AOT_ERR_OPEN_FAILED = 8,       /* the library could not be loaded */
   AOT_ERR_OUT_OF_MEMORY = 9,     /* an allocation at open time failed */
   AOT_ERR_BAD_INDEX = 10,        /* an input/output index out of range */
-  AOT_ERR_INTERNAL = 11          /* a bug in atenaot */
-} aot_status;
+  AOT_ERR_INTERNAL = 11,         /* a bug in atenaot */
+  AOT_ERR_DEVICE = 12,           /* the device (CUDA) reported an error; the message has its text */
+  AOT_ERR_BAD_DEVICE = 13,       /* a tensor or arena is on another device than its descriptor says
+                                    or the model accepts (e.g. a host pointer marked AOT_DEVICE_CUDA) */
+  AOT_ERR_BAD_ALIGNMENT = 14,    /* the caller's arena is not 64-byte aligned */
+  AOT_ERR_BAD_OPTION = 15        /* aot_model_set_option: unknown option or value for this model */
+};
 
-typedef enum aot_dtype {
+typedef int32_t aot_dtype;
+enum {
   AOT_FLOAT32 = 0,
   AOT_FLOAT64 = 1,
   AOT_INT32 = 2,
@@ -55,7 +68,14 @@ typedef enum aot_dtype {
   AOT_UINT8 = 5,
   AOT_INT8 = 6,
   AOT_INT16 = 7
-} aot_dtype;
+};
+
+/* Where a tensor's data (or a model's kernels) live. */
+typedef int32_t aot_device;
+enum {
+  AOT_DEVICE_CPU = 0,   /* host memory */
+  AOT_DEVICE_CUDA = 1   /* CUDA device memory of the current device */
+};
 
 #define AOT_MAX_DIMS 8
 
@@ -63,9 +83,15 @@ typedef struct aot_tensor {
   void* data;
   aot_dtype dtype;
   int32_t ndim;
+  aot_device device;     /* a CUDA model accepts both: host tensors are staged
+                            through device buffers allocated at open */
+  int32_t reserved;      /* 0 */
   int64_t sizes[AOT_MAX_DIMS];
   int64_t strides[AOT_MAX_DIMS]; /* in elements */
 } aot_tensor;
+
+/* aot_tensor_info.flags */
+#define AOT_INFO_MUTATED 1  /* an input the model updates in place (in-place ops of the source program) */
 
 /* What a compiled model expects for one input or output. */
 typedef struct aot_tensor_info {
@@ -73,6 +99,8 @@ typedef struct aot_tensor_info {
   aot_dtype dtype;
   int32_t ndim;
   int64_t sizes[AOT_MAX_DIMS];
+  int32_t flags;         /* AOT_INFO_* bits */
+  int32_t reserved;      /* 0 */
 } aot_tensor_info;
 
 typedef struct aot_model aot_model;
@@ -87,7 +115,8 @@ AOT_EXPORT const char* aot_last_error(void);
 AOT_EXPORT const char* aot_status_name(aot_status status);
 
 /* Opens a library made by `atenaot compile` (DIR/libNAME.so). Weights are
- * embedded, or read once from NAME.weights next to the library. */
+ * embedded, or read once from NAME.weights next to the library. A CUDA model
+ * allocates its device arena and uploads its weights here, once. */
 AOT_EXPORT AOT_MUST_USE aot_status aot_model_open(const char* library_path, aot_model** out_model);
 AOT_EXPORT void aot_model_free(aot_model* model);
 
@@ -95,16 +124,35 @@ AOT_EXPORT AOT_MUST_USE aot_status aot_model_num_inputs(const aot_model* model, 
 AOT_EXPORT AOT_MUST_USE aot_status aot_model_num_outputs(const aot_model* model, size_t* out_count);
 AOT_EXPORT AOT_MUST_USE aot_status aot_model_input_info(const aot_model* model, size_t index, aot_tensor_info* out_info);
 AOT_EXPORT AOT_MUST_USE aot_status aot_model_output_info(const aot_model* model, size_t index, aot_tensor_info* out_info);
-/* Bytes of scratch memory a run needs (known before anything is allocated). */
+/* Bytes of scratch memory a run needs (known before anything is allocated);
+ * on the model's device. */
 AOT_EXPORT AOT_MUST_USE aot_status aot_model_arena_bytes(const aot_model* model, size_t* out_bytes);
+/* The device the model's kernels run on (AOT_DEVICE_CPU or AOT_DEVICE_CUDA). */
+AOT_EXPORT AOT_MUST_USE aot_status aot_model_device(const aot_model* model, aot_device* out_device);
 
 /* Runs the model. `arena` may be NULL (the model's own arena, allocated at
  * open, is used; runs on one model are then not thread-safe) or caller memory
- * of at least aot_model_arena_bytes bytes, 64-byte aligned. Inputs the model
- * mutates (in-place ops in the source program) are updated in place. */
+ * on the model's device of at least aot_model_arena_bytes bytes, 64-byte
+ * aligned. Inputs flagged AOT_INFO_MUTATED are updated in place. On a CUDA
+ * model this runs on the model's own stream and returns when the results are
+ * ready. */
 AOT_EXPORT AOT_MUST_USE aot_status aot_model_run(aot_model* model, const aot_tensor* inputs, size_t num_inputs,
                                                  aot_tensor* outputs, size_t num_outputs, void* arena,
                                                  size_t arena_bytes);
+
+/* As aot_model_run, on the caller's stream (a cudaStream_t, NULL for the
+ * model's own): when every tensor is device memory the call only enqueues the
+ * work and returns; host tensors make it wait for the results. CPU models
+ * accept only stream == NULL. */
+AOT_EXPORT AOT_MUST_USE aot_status aot_model_run_on_stream(aot_model* model, const aot_tensor* inputs,
+                                                           size_t num_inputs, aot_tensor* outputs, size_t num_outputs,
+                                                           void* arena, size_t arena_bytes, void* stream);
+
+/* Model options. CUDA models: "cuda_graph" = 1 captures a run into a CUDA
+ * graph and replays it while the tensors, arena and stream stay the same
+ * (recaptured when they change); 0 (the default) launches kernels directly.
+ * Unknown keys or values fail with AOT_ERR_BAD_OPTION. */
+AOT_EXPORT AOT_MUST_USE aot_status aot_model_set_option(aot_model* model, const char* key, int64_t value);
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -57,6 +57,7 @@ StatusOr<std::string> WriteAndBuild(const GeneratedC& gen, const std::string& di
   AOT_RETURN_IF_ERROR(Write(base + ".h", gen.header));
   AOT_RETURN_IF_ERROR(Write(base + ".c", gen.source));
   AOT_RETURN_IF_ERROR(Write(dir + "/atenaot.h", kAtenaotHeader));
+  AOT_RETURN_IF_ERROR(Write(dir + "/atenaot_model.h", kAtenaotModelHeader));
   AOT_RETURN_IF_ERROR(Write(dir + "/atenaot_runtime.c", kRuntimeSource));
   if (!gen.weights.empty())
     AOT_RETURN_IF_ERROR(Write(base + ".weights", std::string(gen.weights.begin(), gen.weights.end())));

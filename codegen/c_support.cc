@@ -8,63 +8,138 @@ const char kCSupportValidation[] = R"C(
 #else
 #define AOT_UNUSED
 #endif
-/* ---- C ABI argument checks (shared by NAME_run and the loader) ---- */
-static int aot__fail(char* err, size_t err_len, int code, const char* what, size_t index, const char* detail) {
-  if (err && err_len) {
-    size_t n = 0;
-    const char* parts[3] = {what, " ", detail};
-    char idx[24];
-    size_t k = 0, v = index;
-    char tmp[24];
-    do { tmp[k++] = (char)('0' + v % 10); v /= 10; } while (v && k < sizeof(tmp));
-    for (size_t i = 0; i < k; ++i) idx[i] = tmp[k - 1 - i];
-    idx[k] = 0;
-    for (int p = 0; p < 3; ++p) {
-      const char* s = parts[p];
-      for (; s && *s && n + 1 < err_len; ++s) err[n++] = *s;
-      if (p == 0) for (const char* d = idx; *d && n + 1 < err_len; ++d) err[n++] = *d;
-    }
-    err[n] = 0;
-  }
+/* ---- C ABI argument checks (shared by NAME_run and the loader) ----
+ * No stdio: messages are assembled by hand so firmware links no printf. */
+typedef struct aot__msg { char* p; size_t n, cap; } aot__msg;
+static void aot__put(aot__msg* m, const char* s) {
+  for (; s && *s && m->n + 1 < m->cap; ++s) m->p[m->n++] = *s;
+  if (m->cap) m->p[m->n] = 0;
+}
+static void aot__put_int(aot__msg* m, int64_t v) {
+  char tmp[24];
+  size_t k = 0;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  do { tmp[k++] = (char)('0' + (int)(u % 10)); u /= 10; } while (u && k < sizeof(tmp) - 1);
+  if (v < 0) tmp[k++] = '-';
+  char out[24];
+  for (size_t i = 0; i < k; ++i) out[i] = tmp[k - 1 - i];
+  out[k] = 0;
+  aot__put(m, out);
+}
+static const char* aot__dtype_name(int32_t d) {
+  static const char* const names[] = {"float32", "float64", "int32", "int64", "bool", "uint8", "int8", "int16"};
+  return d >= 0 && d < 8 ? names[d] : "an unknown dtype";
+}
+/* "<what> <index> (<name>) <detail>": the index and name only when given. */
+static int aot__fail_at(char* err, size_t err_len, int code, const char* what, int64_t index, const char* name,
+                        const char* detail) {
+  aot__msg m = {err, 0, err ? err_len : 0};
+  aot__put(&m, what);
+  if (index >= 0) { aot__put(&m, " "); aot__put_int(&m, index); }
+  if (name && *name) { aot__put(&m, " ("); aot__put(&m, name); aot__put(&m, ")"); }
+  if (detail && *detail) { aot__put(&m, " "); aot__put(&m, detail); }
   return code;
 }
+/* A writer that appends to the message already in err. */
+static aot__msg aot__tail(char* err, size_t err_len) {
+  aot__msg m = {err, err && err_len ? strlen(err) : 0, err ? err_len : 0};
+  return m;
+}
+AOT_UNUSED static int aot__fail(char* err, size_t err_len, int code, const char* what, const char* detail) {
+  return aot__fail_at(err, err_len, code, what, -1, 0, detail);
+}
 
-static int aot__check(const aot_tensor* t, const aot_tensor_info* info, size_t count, size_t index,
-                      const char* what, char* err, size_t err_len) {
-  (void)count;
+static int aot__check(const aot_tensor* t, const aot_tensor_info* info, size_t index, const char* what,
+                      int32_t model_device, char* err, size_t err_len) {
+  const int64_t i = (int64_t)index;
+  aot__msg m;
+  if (t->device != AOT_DEVICE_CPU && t->device != model_device) {
+    aot__fail_at(err, err_len, 0, what, i, info->name, "is on device");
+    m = aot__tail(err, err_len);
+    aot__put(&m, " ");
+    aot__put_int(&m, t->device);
+    aot__put(&m, model_device == AOT_DEVICE_CPU ? "; this model runs on the CPU and takes host tensors (AOT_DEVICE_CPU)"
+                                                : "; this model takes host or CUDA tensors");
+    return AOT_ERR_BAD_DEVICE;
+  }
   if (!t->data && info->ndim >= 0) {
     int64_t n = 1;
     for (int d = 0; d < info->ndim; ++d) n *= info->sizes[d];
-    if (n > 0) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, what, index, "has a NULL data pointer");
+    if (n > 0) return aot__fail_at(err, err_len, AOT_ERR_NULL_POINTER, what, i, info->name, "has a NULL data pointer");
   }
-  if (t->dtype != info->dtype) return aot__fail(err, err_len, AOT_ERR_BAD_DTYPE, what, index, "has the wrong dtype");
-  if (t->ndim != info->ndim) return aot__fail(err, err_len, AOT_ERR_BAD_SHAPE, what, index, "has the wrong number of dimensions");
+  if (t->dtype != info->dtype) {
+    aot__fail_at(err, err_len, 0, what, i, info->name, "has dtype");
+    m = aot__tail(err, err_len);
+    aot__put(&m, " ");
+    aot__put(&m, aot__dtype_name(t->dtype));
+    aot__put(&m, "; the model expects ");
+    aot__put(&m, aot__dtype_name(info->dtype));
+    return AOT_ERR_BAD_DTYPE;
+  }
+  if (t->ndim != info->ndim) {
+    aot__fail_at(err, err_len, 0, what, i, info->name, "has");
+    m = aot__tail(err, err_len);
+    aot__put(&m, " ");
+    aot__put_int(&m, t->ndim);
+    aot__put(&m, " dimensions; the model expects ");
+    aot__put_int(&m, info->ndim);
+    return AOT_ERR_BAD_SHAPE;
+  }
+  for (int d = 0; d < info->ndim; ++d) {
+    if (t->sizes[d] != info->sizes[d]) {
+      aot__fail_at(err, err_len, 0, what, i, info->name, "has size");
+      m = aot__tail(err, err_len);
+      aot__put(&m, " ");
+      aot__put_int(&m, t->sizes[d]);
+      aot__put(&m, " in dimension ");
+      aot__put_int(&m, d);
+      aot__put(&m, "; the model expects ");
+      aot__put_int(&m, info->sizes[d]);
+      return AOT_ERR_BAD_SHAPE;
+    }
+  }
   int64_t expect = 1;
   for (int d = info->ndim - 1; d >= 0; --d) {
-    if (t->sizes[d] != info->sizes[d]) return aot__fail(err, err_len, AOT_ERR_BAD_SHAPE, what, index, "has the wrong sizes");
     if (info->sizes[d] != 1 && t->strides[d] != expect)
-      return aot__fail(err, err_len, AOT_ERR_BAD_STRIDES, what, index, "is not contiguous row-major");
+      return aot__fail_at(err, err_len, AOT_ERR_BAD_STRIDES, what, i, info->name,
+                          "is not contiguous row-major (strides in elements)");
     expect *= info->sizes[d];
   }
   return AOT_OK;
 }
 
-static int aot__validate(const aot_tensor* inputs, size_t num_inputs, const aot_tensor_info* in_info, size_t n_in,
-                         aot_tensor* outputs, size_t num_outputs, const aot_tensor_info* out_info, size_t n_out,
-                         const void* arena, size_t arena_bytes, size_t need, char* err, size_t err_len) {
+/* model_device: AOT_DEVICE_CPU models take host tensors only; a CUDA model
+ * takes host and CUDA tensors (the model checks CUDA pointers itself). */
+AOT_UNUSED static int aot__validate(const aot_tensor* inputs, size_t num_inputs, const aot_tensor_info* in_info,
+                                    size_t n_in, aot_tensor* outputs, size_t num_outputs,
+                                    const aot_tensor_info* out_info, size_t n_out, const void* arena,
+                                    size_t arena_bytes, size_t need, int32_t model_device, char* err, size_t err_len) {
+  aot__msg m = {err, 0, err ? err_len : 0};
   if ((n_in && !inputs) || (n_out && !outputs))
-    return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, "inputs or outputs array", 0, "is NULL");
-  if (num_inputs != n_in) return aot__fail(err, err_len, AOT_ERR_BAD_COUNT, "input count differs: expected", n_in, "");
-  if (num_outputs != n_out) return aot__fail(err, err_len, AOT_ERR_BAD_COUNT, "output count differs: expected", n_out, "");
-  if (need && !arena) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, "arena", 0, "is NULL");
-  if (arena_bytes < need) return aot__fail(err, err_len, AOT_ERR_ARENA_TOO_SMALL, "arena is too small; bytes needed:", need, "");
-  if (need && ((uintptr_t)arena % 64) != 0) return aot__fail(err, err_len, AOT_ERR_BAD_STRIDES, "arena is not 64-byte aligned", 0, "");
+    return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, "the inputs or outputs array", "is NULL");
+  if (num_inputs != n_in || num_outputs != n_out) {
+    aot__put(&m, "got ");
+    aot__put_int(&m, (int64_t)(num_inputs != n_in ? num_inputs : num_outputs));
+    aot__put(&m, num_inputs != n_in ? " inputs; the model takes " : " outputs; the model returns ");
+    aot__put_int(&m, (int64_t)(num_inputs != n_in ? n_in : n_out));
+    return AOT_ERR_BAD_COUNT;
+  }
+  if (need && !arena) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, "the arena", "is NULL");
+  if (arena_bytes < need) {
+    aot__put(&m, "the arena has ");
+    aot__put_int(&m, (int64_t)arena_bytes);
+    aot__put(&m, " bytes; the model needs ");
+    aot__put_int(&m, (int64_t)need);
+    return AOT_ERR_ARENA_TOO_SMALL;
+  }
+  if (need && ((uintptr_t)arena % 64) != 0)
+    return aot__fail(err, err_len, AOT_ERR_BAD_ALIGNMENT, "the arena", "is not 64-byte aligned");
   for (size_t i = 0; i < n_in; ++i) {
-    int s = aot__check(&inputs[i], &in_info[i], n_in, i, "input ", err, err_len);
+    int s = aot__check(&inputs[i], &in_info[i], i, "input", model_device, err, err_len);
     if (s) return s;
   }
   for (size_t i = 0; i < n_out; ++i) {
-    int s = aot__check(&outputs[i], &out_info[i], n_out, i, "output ", err, err_len);
+    int s = aot__check(&outputs[i], &out_info[i], i, "output", model_device, err, err_len);
     if (s) return s;
   }
   return AOT_OK;

@@ -3,32 +3,20 @@
  * Errors set a thread-local message; outputs are written only on success. */
 #define _GNU_SOURCE
 #include "atenaot.h"
+#include "atenaot_model.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef AOT_COMPILED_MODEL_DEFINED
-#define AOT_COMPILED_MODEL_DEFINED
-typedef struct aot_compiled_model {
-  uint32_t abi_version;
-  const char* name;
-  size_t num_inputs, num_outputs;
-  const aot_tensor_info* inputs;
-  const aot_tensor_info* outputs;
-  size_t arena_bytes;
-  size_t weights_bytes;
-  int (*run)(const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs, size_t num_outputs, void* arena,
-             size_t arena_bytes, const void* weights, char* err, size_t err_len);
-} aot_compiled_model;
-#endif
 
 struct aot_model {
   void* dl;
   const aot_compiled_model* m;
-  void* arena;     /* owned: used when a run passes no arena */
+  void* arena;     /* owned host arena of CPU models: used when a run passes none */
   void* weights;   /* owned: NAME.weights contents, or NULL when embedded */
+  void* state;     /* the model's own (m->open), e.g. a CUDA model's device arena */
 };
 
 static __thread char aot_err[512];
@@ -56,6 +44,10 @@ const char* aot_status_name(aot_status s) {
     case AOT_ERR_OUT_OF_MEMORY: return "AOT_ERR_OUT_OF_MEMORY";
     case AOT_ERR_BAD_INDEX: return "AOT_ERR_BAD_INDEX";
     case AOT_ERR_INTERNAL: return "AOT_ERR_INTERNAL";
+    case AOT_ERR_DEVICE: return "AOT_ERR_DEVICE";
+    case AOT_ERR_BAD_DEVICE: return "AOT_ERR_BAD_DEVICE";
+    case AOT_ERR_BAD_ALIGNMENT: return "AOT_ERR_BAD_ALIGNMENT";
+    case AOT_ERR_BAD_OPTION: return "AOT_ERR_BAD_OPTION";
   }
   return "AOT_ERR_UNKNOWN";
 }
@@ -97,20 +89,34 @@ aot_status aot_model_open(const char* library_path, aot_model** out_model) {
   }
   const aot_compiled_model* m = entry();
   if (!m || m->abi_version != ATENAOT_ABI_VERSION) {
+    unsigned got = m ? m->abi_version : 0;
     dlclose(dl);
-    return fail(AOT_ERR_ABI_MISMATCH, "%s was built for another ABI version than this runtime's%s", library_path, NULL);
+    snprintf(aot_err, sizeof(aot_err), "%s was built for ABI version %u; this runtime implements version %u",
+             library_path, got, (unsigned)ATENAOT_ABI_VERSION);
+    return AOT_ERR_ABI_MISMATCH;
   }
   aot_model* model = (aot_model*)calloc(1, sizeof(aot_model));
   if (!model) { dlclose(dl); return fail(AOT_ERR_OUT_OF_MEMORY, "out of memory%s%s", NULL, NULL); }
   model->dl = dl;
   model->m = m;
-  if (m->arena_bytes && posix_memalign(&model->arena, 64, m->arena_bytes) != 0) {
+  /* A device model owns its (device) arena; the loader keeps host ones. */
+  if (m->device == AOT_DEVICE_CPU && m->arena_bytes && posix_memalign(&model->arena, 64, m->arena_bytes) != 0) {
     aot_model_free(model);
     return fail(AOT_ERR_OUT_OF_MEMORY, "cannot allocate the arena%s%s", NULL, NULL);
   }
   if (m->weights_bytes) {
     aot_status s = load_weights(library_path, m, &model->weights);
     if (s != AOT_OK) { aot_model_free(model); return s; }
+  }
+  if (m->open) {
+    char msg[sizeof(aot_err)];
+    msg[0] = 0;
+    aot_status s = m->open(model->weights, &model->state, msg, sizeof(msg));
+    if (s != AOT_OK) {
+      model->state = NULL;
+      aot_model_free(model);
+      return fail(s, "opening %s: %s", library_path, msg);
+    }
   }
   *out_model = model;
   aot_err[0] = 0;
@@ -119,6 +125,7 @@ aot_status aot_model_open(const char* library_path, aot_model** out_model) {
 
 void aot_model_free(aot_model* model) {
   if (!model) return;
+  if (model->state && model->m->close) model->m->close(model->state);
   free(model->arena);
   free(model->weights);
   if (model->dl) dlclose(model->dl);
@@ -159,17 +166,45 @@ aot_status aot_model_arena_bytes(const aot_model* model, size_t* out) {
   return AOT_OK;
 }
 
-aot_status aot_model_run(aot_model* model, const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs,
-                         size_t num_outputs, void* arena, size_t arena_bytes) {
+aot_status aot_model_device(const aot_model* model, aot_device* out) {
+  NEED(model, "model"); NEED(out, "out_device");
+  *out = model->m->device;
+  return AOT_OK;
+}
+
+aot_status aot_model_run_on_stream(aot_model* model, const aot_tensor* inputs, size_t num_inputs,
+                                   aot_tensor* outputs, size_t num_outputs, void* arena, size_t arena_bytes,
+                                   void* stream) {
   NEED(model, "model");
-  if (!arena) {
+  if (stream && model->m->device == AOT_DEVICE_CPU)
+    return fail(AOT_ERR_BAD_DEVICE, "aot_model_run_on_stream: model %s runs on the CPU and takes no stream%s",
+                model->m->name, NULL);
+  if (!arena && model->m->device == AOT_DEVICE_CPU) {
     arena = model->arena;
     arena_bytes = model->m->arena_bytes;
   }
   char msg[sizeof(aot_err)];
   msg[0] = 0;
-  int s = model->m->run(inputs, num_inputs, outputs, num_outputs, arena, arena_bytes, model->weights, msg, sizeof(msg));
-  if (s != AOT_OK) return fail((aot_status)s, "aot_model_run: %s%s", msg, NULL);
+  aot_status s = model->m->run(model->state, inputs, num_inputs, outputs, num_outputs, arena, arena_bytes,
+                               model->weights, stream, msg, sizeof(msg));
+  if (s != AOT_OK) return fail(s, "aot_model_run: %s%s", msg, NULL);
+  aot_err[0] = 0;
+  return AOT_OK;
+}
+
+aot_status aot_model_run(aot_model* model, const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs,
+                         size_t num_outputs, void* arena, size_t arena_bytes) {
+  return aot_model_run_on_stream(model, inputs, num_inputs, outputs, num_outputs, arena, arena_bytes, NULL);
+}
+
+aot_status aot_model_set_option(aot_model* model, const char* key, int64_t value) {
+  NEED(model, "model"); NEED(key, "key");
+  if (!model->m->set_option)
+    return fail(AOT_ERR_BAD_OPTION, "aot_model_set_option: model %s has no options (asked for '%s')", model->m->name, key);
+  char msg[sizeof(aot_err)];
+  msg[0] = 0;
+  aot_status s = model->m->set_option(model->state, key, value, msg, sizeof(msg));
+  if (s != AOT_OK) return fail(s, "aot_model_set_option: %s%s", msg, NULL);
   aot_err[0] = 0;
   return AOT_OK;
 }

@@ -128,7 +128,7 @@ Compiles MODEL for the shapes and dtypes of the sample inputs into DIR:
   libNAME.a             static library (link NAME_run into firmware)
   NAME.weights          the weights, with --weights file (default: embedded
                         as const arrays in NAME.c)
-  atenaot.h             the C ABI header
+  atenaot.h             the C ABI header (atenaot_model.h: its loader contract)
   libatenaot_runtime.so the C ABI loader (aot_model_open, aot_model_run, ...)
 The library needs no LibTorch, no C++ runtime and no malloc while running:
 intermediates live in one arena of the planned size.

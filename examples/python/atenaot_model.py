@@ -8,7 +8,7 @@ back (`.tolist()`, `.data` is an array.array).
 
     from atenaot_model import Model
     with Model("out/mlp", "mlp") as m:        # opens out/mlp/libmlp.so
-        print(m.inputs, m.outputs)             # [TensorInfo(name, dtype, shape)]
+        print(m.inputs, m.outputs)             # [TensorInfo(name, dtype, shape, mutated)]
         (y,) = m.run(x)                        # x: numpy array [8, 64] float32
 
 The library is loaded through the directory's libatenaot_runtime.so (the C
@@ -45,7 +45,7 @@ except ImportError:  # numpy is optional
 __all__ = ["Model", "Tensor", "TensorInfo", "AtenaotError", "load_npy", "HAVE_NUMPY", "ABI_VERSION"]
 
 HAVE_NUMPY = _np is not None
-ABI_VERSION = 1  # ATENAOT_ABI_VERSION this module was written for
+ABI_VERSION = 2  # ATENAOT_ABI_VERSION this module was written for
 AOT_MAX_DIMS = 8
 
 
@@ -77,18 +77,24 @@ for _c in "hHiIlLqQ":
         _NAME_OF_TYPECODE.setdefault(_c, _n)
 
 
-class _Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int), ("ndim", ctypes.c_int32),
+class _Tensor(ctypes.Structure):  # aot_tensor (ABI 2: every field fixed-width)
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("device", ctypes.c_int32), ("reserved", ctypes.c_int32),
                 ("sizes", ctypes.c_int64 * AOT_MAX_DIMS), ("strides", ctypes.c_int64 * AOT_MAX_DIMS)]
 
 
-class _Info(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int), ("ndim", ctypes.c_int32),
-                ("sizes", ctypes.c_int64 * AOT_MAX_DIMS)]
+class _Info(ctypes.Structure):  # aot_tensor_info
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("sizes", ctypes.c_int64 * AOT_MAX_DIMS), ("flags", ctypes.c_int32), ("reserved", ctypes.c_int32)]
 
 
-TensorInfo = namedtuple("TensorInfo", ["name", "dtype", "shape"])
-TensorInfo.__doc__ = "What a model expects for one input or returns for one output: name, dtype name, shape tuple."
+_AOT_INFO_MUTATED = 1
+_DEVICES = {0: "cpu", 1: "cuda"}
+
+
+TensorInfo = namedtuple("TensorInfo", ["name", "dtype", "shape", "mutated"], defaults=(False,))
+TensorInfo.__doc__ = ("What a model expects for one input or returns for one output: name, dtype name, shape tuple,"
+                      " and whether the model updates this input in place.")
 
 
 class AtenaotError(RuntimeError):
@@ -263,6 +269,8 @@ class Model(object):
             ("aot_model_output_info", ctypes.c_int, [P, S, ctypes.POINTER(_Info)]),
             ("aot_model_arena_bytes", ctypes.c_int, [P, ctypes.POINTER(S)]),
             ("aot_model_run", ctypes.c_int, [P, ctypes.POINTER(_Tensor), S, ctypes.POINTER(_Tensor), S, P, S]),
+            ("aot_model_device", ctypes.c_int, [P, ctypes.POINTER(ctypes.c_int32)]),
+            ("aot_model_set_option", ctypes.c_int, [P, ctypes.c_char_p, ctypes.c_int64]),
         ]:
             f = getattr(rt, fn)
             f.restype, f.argtypes = res, args
@@ -278,6 +286,9 @@ class Model(object):
             n = ctypes.c_size_t()
             self._check(rt.aot_model_arena_bytes(handle, ctypes.byref(n)))
             self.arena_bytes = n.value
+            dev = ctypes.c_int32()
+            self._check(rt.aot_model_device(handle, ctypes.byref(dev)))
+            self.device = _DEVICES.get(dev.value, "device(%d)" % dev.value)  # where the kernels run
         except Exception:
             self.close()
             raise
@@ -296,7 +307,8 @@ class Model(object):
             info = _Info()
             self._check(info_fn(self._handle, k, ctypes.byref(info)))
             dtype = _DTYPES[info.dtype][0] if info.dtype in _DTYPES else "aot_dtype(%d)" % info.dtype
-            out.append(TensorInfo((info.name or b"").decode(), dtype, tuple(info.sizes[:info.ndim])))
+            out.append(TensorInfo((info.name or b"").decode(), dtype, tuple(info.sizes[:info.ndim]),
+                                  bool(info.flags & _AOT_INFO_MUTATED)))
         return out
 
     @property
@@ -379,6 +391,14 @@ class Model(object):
             # aot_last_error is per thread: read it on the thread that failed.
             self._check(self._rt.aot_model_run(self._handle, in_arr, len(ins), out_arr, len(outs), None, 0))
         return results
+
+    def set_option(self, key, value):
+        """Sets a model option (CUDA models: "cuda_graph" 0/1); AtenaotError
+        AOT_ERR_BAD_OPTION for options the model does not have."""
+        if self._handle is None:
+            raise ValueError("set_option on a closed Model")
+        with self._lock:
+            self._check(self._rt.aot_model_set_option(self._handle, key.encode(), int(value)))
 
     def close(self):
         """Frees the model (idempotent)."""

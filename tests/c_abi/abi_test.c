@@ -1,7 +1,7 @@
 /* A C99 program that uses only atenaot.h: loads a compiled model through the
  * runtime, checks its description, runs it (own arena and caller arena) and
  * compares with eager's outputs; then checks that every misuse returns the
- * right status, sets a message and writes nothing.
+ * right status, sets a message and writes nothing (ABI version 2).
  * usage: abi_test LIBMODEL.so INPUT.npy EXPECTED.npy OTHER_ABI.so NOT_A_MODEL.so */
 #include <math.h>
 #include <stdio.h>
@@ -68,6 +68,14 @@ int main(int argc, char** argv) {
   expect_status(aot_model_input_info(m, 0, &ii), AOT_OK, "input_info");
   expect_status(aot_model_output_info(m, 0, &oi), AOT_OK, "output_info");
   CHECK(ii.dtype == AOT_FLOAT32 && oi.dtype == AOT_FLOAT32, "dtypes");
+  CHECK(ii.flags == 0 && oi.flags == 0, "flags %d %d (the example mutates no input)", ii.flags, oi.flags);
+  aot_device dev = -1;
+  expect_status(aot_model_device(m, &dev), AOT_OK, "device");
+  CHECK(dev == AOT_DEVICE_CPU, "device %d", dev);
+  expect_status(aot_model_device(m, NULL), AOT_ERR_NULL_POINTER, "NULL device out");
+  /* The ABI's layout is fixed-width: the same on every target (no enums). */
+  CHECK(sizeof(aot_tensor) == sizeof(void*) + 16 + 2 * 8 * AOT_MAX_DIMS, "aot_tensor size %zu", sizeof(aot_tensor));
+  CHECK(sizeof(aot_tensor_info) == sizeof(void*) + 8 + 8 * AOT_MAX_DIMS + 8, "aot_tensor_info size %zu", sizeof(aot_tensor_info));
 
   size_t n_in = 0, n_exp = 0;
   float* x = read_npy_f32(argv[2], &n_in);
@@ -109,9 +117,20 @@ int main(int argc, char** argv) {
   expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_STRIDES, "wrong strides");
   bad = in; bad.data = NULL;
   expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_NULL_POINTER, "NULL data");
+  bad = in; bad.device = AOT_DEVICE_CUDA;
+  expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_DEVICE, "CUDA tensor on a CPU model");
+  CHECK(strstr(aot_last_error(), "input 0 (") && strstr(aot_last_error(), "device 1"), "device message: %s", aot_last_error());
+  bad = in; bad.dtype = AOT_INT64;
+  expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_DTYPE, "int64 input");
+  CHECK(strstr(aot_last_error(), "has dtype int64; the model expects float32"), "dtype message: %s", aot_last_error());
+  expect_status(aot_model_run_on_stream(m, &in, 1, &out, 1, NULL, 0, (void*)&bad), AOT_ERR_BAD_DEVICE, "stream on a CPU model");
+  expect_status(aot_model_set_option(m, "cuda_graph", 1), AOT_ERR_BAD_OPTION, "option on a CPU model");
+  expect_status(aot_model_set_option(m, NULL, 1), AOT_ERR_NULL_POINTER, "NULL option key");
+  expect_status(aot_model_run(m, &in, 2, &out, 1, NULL, 0), AOT_ERR_BAD_COUNT, "two inputs (message)");
+  CHECK(strstr(aot_last_error(), "got 2 inputs; the model takes 1"), "count message: %s", aot_last_error());
   if (arena_bytes) {
     expect_status(aot_model_run(m, &in, 1, &out, 1, arena, arena_bytes - 1), AOT_ERR_ARENA_TOO_SMALL, "small arena");
-    expect_status(aot_model_run(m, &in, 1, &out, 1, (char*)arena + 4, arena_bytes - 4 > 0 ? arena_bytes : 0), AOT_ERR_BAD_STRIDES, "misaligned arena");
+    expect_status(aot_model_run(m, &in, 1, &out, 1, (char*)arena + 4, arena_bytes - 4 > 0 ? arena_bytes : 0), AOT_ERR_BAD_ALIGNMENT, "misaligned arena");
   }
   for (size_t i = 0; i < n_exp; ++i) CHECK(y[i] == 12345.0f, "a failed run wrote output element %zu", i);
   expect_status(aot_model_input_info(m, 7, &ii), AOT_ERR_BAD_INDEX, "input index");

@@ -9,13 +9,14 @@ AOT_MAX_DIMS = 8
 
 
 class Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int), ("ndim", ctypes.c_int32),
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("device", ctypes.c_int32), ("reserved", ctypes.c_int32),
                 ("sizes", ctypes.c_int64 * AOT_MAX_DIMS), ("strides", ctypes.c_int64 * AOT_MAX_DIMS)]
 
 
 class Info(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int), ("ndim", ctypes.c_int32),
-                ("sizes", ctypes.c_int64 * AOT_MAX_DIMS)]
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("sizes", ctypes.c_int64 * AOT_MAX_DIMS), ("flags", ctypes.c_int32), ("reserved", ctypes.c_int32)]
 
 
 def read_npy_f32(path):
@@ -64,7 +65,7 @@ def main():
     # A wrong count is an error with a message, not a crash.
     st = rt.aot_model_run(model, ctypes.byref(tin), ctypes.c_size_t(2), ctypes.byref(tout), ctypes.c_size_t(1),
                           None, ctypes.c_size_t(0))
-    assert st == 2 and b"input count" in rt.aot_last_error(), (st, rt.aot_last_error())
+    assert st == 2 and b"got 2 inputs; the model takes 1" in rt.aot_last_error(), (st, rt.aot_last_error())
     try:
         import numpy as np  # optional
         assert np.allclose(np.array(ybuf[:]), np.array(expected), rtol=1e-5, atol=1e-6)

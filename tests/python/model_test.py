@@ -86,17 +86,19 @@ def common_checks(d, name, x_flat, x_shape, exp_flat, exp_shape, use_numpy):
           "output info %s" % (m.outputs,))
     check(m.arena_bytes > 0 and m.arena_bytes % 64 == 0, "arena %d bytes" % m.arena_bytes)
     check(m.version.startswith("atenaot "), "runtime version %r" % m.version)
+    check(m.device == "cpu" and not m.inputs[0].mutated, "device %s, mutated %s" % (m.device, m.inputs[0].mutated))
+    expect_error(lambda: m.set_option("cuda_graph", 1), "AOT_ERR_BAD_OPTION", "has no options", "option on a CPU model")
     # Misuse: every case raises with the ABI's status and message, nothing crashes.
     n = len(x_flat)
     wrong = am.Tensor(array.array("f", x_flat), (x_shape[0] * 2, x_shape[1] // 2) if len(x_shape) == 2 else (n,))
-    expect_error(lambda: m.run(wrong), "AOT_ERR_BAD_SHAPE", "input 0 has the wrong", "wrong shape (no-numpy Tensor)")
-    expect_error(lambda: m.run(array.array("f", x_flat)), "AOT_ERR_BAD_SHAPE", "input 0 has the wrong",
+    expect_error(lambda: m.run(wrong), "AOT_ERR_BAD_SHAPE", "input 0 (", "wrong shape (no-numpy Tensor)")
+    expect_error(lambda: m.run(array.array("f", x_flat)), "AOT_ERR_BAD_SHAPE", "dimensions; the model expects",
                  "flat array.array without a shape")
     expect_error(lambda: m.run(am.Tensor(array.array("d", x_flat), x_shape)), "AOT_ERR_BAD_DTYPE",
-                 "input 0 has the wrong dtype", "float64 data for a float32 input")
-    expect_error(lambda: m.run(), "AOT_ERR_BAD_COUNT", "input count differs", "no inputs")
+                 "has dtype float64; the model expects float32", "float64 data for a float32 input")
+    expect_error(lambda: m.run(), "AOT_ERR_BAD_COUNT", "got 0 inputs; the model takes 1", "no inputs")
     t = am.Tensor(array.array("f", x_flat), x_shape)
-    expect_error(lambda: m.run(t, t), "AOT_ERR_BAD_COUNT", "input count differs", "two inputs")
+    expect_error(lambda: m.run(t, t), "AOT_ERR_BAD_COUNT", "got 2 inputs; the model takes 1", "two inputs")
     expect_python_error(lambda: m.run(am.Tensor(array.array("f", x_flat[:-1]), x_shape)), ValueError,
                         "needs %d bytes" % (4 * n), "a buffer one element short")
     expect_python_error(lambda: m.run(object()), TypeError, "expected a numpy array", "an unsupported input type")
@@ -122,10 +124,10 @@ def run_numpy(d, name, inp, exp):
         xr = x.copy()
         xr.setflags(write=False)
         check(np.array_equal(m.run(xr)[0], y), "numpy: read-only input gives the same result")
-        expect_error(lambda: m.run(x.reshape(-1)), "AOT_ERR_BAD_SHAPE", "wrong number of dimensions",
+        expect_error(lambda: m.run(x.reshape(-1)), "AOT_ERR_BAD_SHAPE", "dimensions; the model expects",
                      "numpy: wrong rank")
-        expect_error(lambda: m.run(x[:-1]), "AOT_ERR_BAD_SHAPE", "wrong sizes", "numpy: wrong shape")
-        expect_error(lambda: m.run(x.astype(np.float64)), "AOT_ERR_BAD_DTYPE", "wrong dtype", "numpy: float64 input")
+        expect_error(lambda: m.run(x[:-1]), "AOT_ERR_BAD_SHAPE", "in dimension 0; the model expects", "numpy: wrong shape")
+        expect_error(lambda: m.run(x.astype(np.float64)), "AOT_ERR_BAD_DTYPE", "has dtype float64; the model expects float32", "numpy: float64 input")
         expect_python_error(lambda: m.run(x.astype(np.float16)), TypeError, "float16", "numpy: float16 input")
     check(m._handle is None, "numpy: context manager closed the model")
 

@@ -29,13 +29,13 @@ use std::ptr::NonNull;
 /// The raw C ABI, declared as in `atenaot.h`.
 #[allow(non_camel_case_types, missing_docs)]
 pub mod sys {
-    use std::os::raw::{c_char, c_int, c_void};
+    use std::os::raw::{c_char, c_void};
 
-    pub const ATENAOT_ABI_VERSION: u32 = 1;
+    pub const ATENAOT_ABI_VERSION: u32 = 2;
     pub const AOT_MAX_DIMS: usize = 8;
 
-    /// `aot_status` (a C enum: an `int` on every platform the runtime builds for).
-    pub type aot_status = c_int;
+    /// `aot_status` (an `int32_t`: ABI 2 has no C enum types).
+    pub type aot_status = i32;
     pub const AOT_OK: aot_status = 0;
     pub const AOT_ERR_NULL_POINTER: aot_status = 1;
     pub const AOT_ERR_BAD_COUNT: aot_status = 2;
@@ -48,10 +48,14 @@ pub mod sys {
     pub const AOT_ERR_OUT_OF_MEMORY: aot_status = 9;
     pub const AOT_ERR_BAD_INDEX: aot_status = 10;
     pub const AOT_ERR_INTERNAL: aot_status = 11;
+    pub const AOT_ERR_DEVICE: aot_status = 12;
+    pub const AOT_ERR_BAD_DEVICE: aot_status = 13;
+    pub const AOT_ERR_BAD_ALIGNMENT: aot_status = 14;
+    pub const AOT_ERR_BAD_OPTION: aot_status = 15;
 
     /// `aot_dtype` (kept as an integer: a value the C side sends that Rust
     /// does not know must not become an invalid Rust enum).
-    pub type aot_dtype = c_int;
+    pub type aot_dtype = i32;
     pub const AOT_FLOAT32: aot_dtype = 0;
     pub const AOT_FLOAT64: aot_dtype = 1;
     pub const AOT_INT32: aot_dtype = 2;
@@ -61,12 +65,21 @@ pub mod sys {
     pub const AOT_INT8: aot_dtype = 6;
     pub const AOT_INT16: aot_dtype = 7;
 
+    /// `aot_device`: where a tensor's data or a model's kernels live.
+    pub type aot_device = i32;
+    pub const AOT_DEVICE_CPU: aot_device = 0;
+    pub const AOT_DEVICE_CUDA: aot_device = 1;
+    /// `aot_tensor_info.flags`: the model updates this input in place.
+    pub const AOT_INFO_MUTATED: i32 = 1;
+
     #[repr(C)]
     #[derive(Clone, Copy, Debug)]
     pub struct aot_tensor {
         pub data: *mut c_void,
         pub dtype: aot_dtype,
         pub ndim: i32,
+        pub device: aot_device,
+        pub reserved: i32,
         pub sizes: [i64; AOT_MAX_DIMS],
         pub strides: [i64; AOT_MAX_DIMS],
     }
@@ -78,6 +91,8 @@ pub mod sys {
         pub dtype: aot_dtype,
         pub ndim: i32,
         pub sizes: [i64; AOT_MAX_DIMS],
+        pub flags: i32,
+        pub reserved: i32,
     }
 
     /// Opaque model handle.
@@ -110,11 +125,23 @@ pub mod sys {
             arena: *mut c_void,
             arena_bytes: usize,
         ) -> aot_status;
+        pub fn aot_model_device(model: *const aot_model, out_device: *mut aot_device) -> aot_status;
+        pub fn aot_model_run_on_stream(
+            model: *mut aot_model,
+            inputs: *const aot_tensor,
+            num_inputs: usize,
+            outputs: *mut aot_tensor,
+            num_outputs: usize,
+            arena: *mut c_void,
+            arena_bytes: usize,
+            stream: *mut c_void,
+        ) -> aot_status;
+        pub fn aot_model_set_option(model: *mut aot_model, key: *const c_char, value: i64) -> aot_status;
     }
 
     // The layouts of atenaot.h on LP64 (x86-64, aarch64): checked at compile time.
-    const _: () = assert!(std::mem::size_of::<aot_tensor>() == 8 + 4 + 4 + 64 + 64);
-    const _: () = assert!(std::mem::size_of::<aot_tensor_info>() == 8 + 4 + 4 + 64);
+    const _: () = assert!(std::mem::size_of::<aot_tensor>() == 8 + 4 * 4 + 64 + 64);
+    const _: () = assert!(std::mem::size_of::<aot_tensor_info>() == 8 + 4 + 4 + 64 + 8);
 }
 
 /// Why a call failed: the ABI's status and what `aot_last_error()` said.
@@ -142,6 +169,14 @@ pub enum Status {
     BadIndex,
     /// AOT_ERR_INTERNAL
     Internal,
+    /// AOT_ERR_DEVICE: the device (CUDA) reported an error
+    Device,
+    /// AOT_ERR_BAD_DEVICE: a tensor on a device the model does not take
+    BadDevice,
+    /// AOT_ERR_BAD_ALIGNMENT: the arena is not 64-byte aligned
+    BadAlignment,
+    /// AOT_ERR_BAD_OPTION: an option the model does not have
+    BadOption,
     /// A code this crate does not know.
     Unknown(i32),
 }
@@ -162,6 +197,10 @@ impl Status {
             sys::AOT_ERR_OUT_OF_MEMORY => Status::OutOfMemory,
             sys::AOT_ERR_BAD_INDEX => Status::BadIndex,
             sys::AOT_ERR_INTERNAL => Status::Internal,
+            sys::AOT_ERR_DEVICE => Status::Device,
+            sys::AOT_ERR_BAD_DEVICE => Status::BadDevice,
+            sys::AOT_ERR_BAD_ALIGNMENT => Status::BadAlignment,
+            sys::AOT_ERR_BAD_OPTION => Status::BadOption,
             other => Status::Unknown(other),
         })
     }
@@ -180,6 +219,10 @@ impl Status {
             Status::OutOfMemory => sys::AOT_ERR_OUT_OF_MEMORY,
             Status::BadIndex => sys::AOT_ERR_BAD_INDEX,
             Status::Internal => sys::AOT_ERR_INTERNAL,
+            Status::Device => sys::AOT_ERR_DEVICE,
+            Status::BadDevice => sys::AOT_ERR_BAD_DEVICE,
+            Status::BadAlignment => sys::AOT_ERR_BAD_ALIGNMENT,
+            Status::BadOption => sys::AOT_ERR_BAD_OPTION,
             Status::Unknown(c) => c,
         }
     }
@@ -329,6 +372,8 @@ pub struct TensorInfo {
     pub dtype: DType,
     /// Sizes, outermost first.
     pub shape: Vec<i64>,
+    /// An input the model updates in place (in-place ops of the source program).
+    pub mutated: bool,
 }
 
 impl TensorInfo {
@@ -365,6 +410,8 @@ fn describe(data: *mut c_void, bytes: usize, dtype: DType, shape: &[i64]) -> Res
         data,
         dtype: dtype.raw(),
         ndim: shape.len() as i32,
+        device: sys::AOT_DEVICE_CPU,
+        reserved: 0,
         sizes: [0; sys::AOT_MAX_DIMS],
         strides: [0; sys::AOT_MAX_DIMS],
     };
@@ -569,7 +616,12 @@ impl Model {
                         Error::new(Status::BadDtype, format!("tensor {k} has dtype code {}, unknown here", i.dtype))
                     })?;
                     let ndim = (i.ndim.max(0) as usize).min(sys::AOT_MAX_DIMS);
-                    Ok(TensorInfo { name: c_string(i.name), dtype, shape: i.sizes[..ndim].to_vec() })
+                    Ok(TensorInfo {
+                        name: c_string(i.name),
+                        dtype,
+                        shape: i.sizes[..ndim].to_vec(),
+                        mutated: i.flags & sys::AOT_INFO_MUTATED != 0,
+                    })
                 })
                 .collect()
         }

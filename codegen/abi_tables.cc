@@ -1,0 +1,41 @@
+#include "codegen/abi_tables.h"
+
+#include <algorithm>
+#include <sstream>
+#include <unordered_set>
+
+#include "codegen/c_types.h"
+
+namespace atenaot {
+
+std::vector<bool> MutatedInputs(const Graph& g) {
+  // Storage ids tell aliasing apart after annotation: a write to any value of
+  // an input's storage changes what the caller sees.
+  std::unordered_set<int64_t> written;
+  for (const Node* n : g.nodes())
+    for (int a : n->op().written_args)
+      if (const Value* v = n->input(a)) written.insert(v->meta().storage);
+  std::vector<bool> out;
+  for (const Value* v : g.inputs()) out.push_back(written.count(v->meta().storage) > 0);
+  return out;
+}
+
+StatusOr<std::string> TensorInfoTable(const Graph& g, const std::string& sym, bool inputs) {
+  const std::vector<Value*>& vs = inputs ? g.inputs() : g.outputs();
+  const std::vector<bool> mutated = inputs ? MutatedInputs(g) : std::vector<bool>(vs.size(), false);
+  std::ostringstream os;
+  os << "static const aot_tensor_info " << sym << "[" << std::max<size_t>(vs.size(), 1) << "] = {\n";
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const Value* v = vs[i];
+    AOT_ASSIGN_OR_RETURN(std::string dt, AbiDType(v->meta().dtype));
+    if (v->meta().sizes.size() > 8) return Unsupported("tensors of more than 8 dimensions cannot cross the C ABI");
+    os << "  {\"" << v->name() << "\", " << dt << ", " << v->meta().sizes.size() << ", {";
+    for (size_t d = 0; d < v->meta().sizes.size(); ++d) os << (d ? ", " : "") << v->meta().sizes[d];
+    os << "}, " << (mutated[i] ? "AOT_INFO_MUTATED" : "0") << ", 0},\n";
+  }
+  if (vs.empty()) os << "  {\"\", AOT_FLOAT32, 0, {0}, 0, 0},\n";
+  os << "};\n";
+  return os.str();
+}
+
+}  // namespace atenaot
