@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include <cstring>
+
 #include "atenaot.h"
 #include "capture/jit_import.h"
 #include "capture/tensor_convert.h"
@@ -46,9 +48,13 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
     for (int64_t k = 0; k < t.dim(); ++k) { d.sizes[k] = t.size(k); d.strides[k] = t.stride(k); }
     return d;
   };
-  for (at::Tensor& t : inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    at::Tensor& t = inputs[i];
     if (!t.is_contiguous()) { r.error = "non-contiguous sample input"; aot_model_free(m); return r; }
     in.push_back(describe(t));
+    aot_tensor_info info{};
+    if (aot_model_input_info(m, i, &info) != AOT_OK) { r.error = aot_last_error(); aot_model_free(m); return r; }
+    r.mutated.push_back((info.flags & AOT_INFO_MUTATED) != 0);
   }
   for (const Value* v : g.outputs()) {
     at::Tensor t = at::empty(v->meta().sizes, at::TensorOptions().dtype(AtenFromDType(v->meta().dtype)));
@@ -59,6 +65,15 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
   aot_model_free(m);
   return r;
 }
+
+namespace {
+// Bitwise equality (NaN-safe), for "did this run change the tensor".
+bool SameBytes(const at::Tensor& a, const at::Tensor& b) {
+  if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
+  at::Tensor ca = a.contiguous(), cb = b.contiguous();
+  return std::memcmp(ca.data_ptr(), cb.data_ptr(), ca.nbytes()) == 0;
+}
+}  // namespace
 
 std::string RunProgramCompiled(const SuiteProgram& p, const std::string& dir) {
   if (!p.rejected_with.empty()) return "";
@@ -77,6 +92,10 @@ std::string RunProgramCompiled(const SuiteProgram& p, const std::string& dir) {
   CompiledRun r = CompileAndRun(**g, run_in, dir);
   if (!r.error.empty()) return r.error;
   std::string diff = CompareTensorLists(eager_out, r.outputs, "output") + CompareTensorLists(eager_in, run_in, "input-after");
+  // The ABI must tell callers which inputs a run updates.
+  for (size_t i = 0; i < inputs.size() && i < r.mutated.size(); ++i)
+    if (!r.mutated[i] && !SameBytes(eager_in[i], inputs[i]))
+      diff += "input " + std::to_string(i) + " is changed by eager but not flagged AOT_INFO_MUTATED\n";
   if (!diff.empty()) diff += "\n" + r.source;
   return diff;
 }

@@ -17,6 +17,7 @@ struct CompiledRun {
   std::vector<at::Tensor> outputs;
   std::string error;    // non-empty when compiling or running failed
   std::string source;   // the generated C, for failure messages
+  std::vector<bool> mutated;  // AOT_INFO_MUTATED of each input, as the library reports it
 };
 
 // `g` is at stage import; `inputs` are used as sample inputs and then run on
@@ -24,7 +25,8 @@ struct CompiledRun {
 CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
                           const std::string& extra_cflags = "");
 
-// Empty when the compiled program equals eager (outputs and inputs after).
+// Empty when the compiled program equals eager (outputs and inputs after) and
+// every input eager changes is flagged AOT_INFO_MUTATED.
 std::string RunProgramCompiled(const SuiteProgram& p, const std::string& dir);
 
 }  // namespace atenaot
