@@ -12,6 +12,12 @@ cc -std=c99 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200112L -I"$tmp/mlp" tests/c
   -L"$tmp/mlp" -latenaot_runtime -Wl,-rpath,"$tmp/mlp" -lm
 cc -std=c99 -shared -fPIC tests/c_abi/other_abi.c -o "$tmp/libother.so"
 "$tmp/abi_test" "$tmp/mlp/libmlp.so" $ex/input_0.npy $ex/expected/output_0.npy "$tmp/libother.so" "$tmp/mlp/libatenaot_runtime.so"
+# The loader's device-model paths (open/close/state, stream, options) against
+# a stand-in device model built without CUDA.
+cc -std=c99 -Wall -Wextra -Werror -shared -fPIC -I"$tmp/mlp" tests/c_abi/device_model.c -o "$tmp/libfake.so"
+cc -std=c99 -Wall -Wextra -Werror -I"$tmp/mlp" tests/c_abi/loader_test.c -o "$tmp/loader_test" \
+  -L"$tmp/mlp" -latenaot_runtime -Wl,-rpath,"$tmp/mlp" -ldl
+"$tmp/loader_test" "$tmp/libfake.so"
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 "$py" tests/c_abi/ctypes_test.py "$tmp/mlp" mlp $ex/input_0.npy $ex/expected/output_0.npy
 # Sanitized: the generated model and the runtime built with ASan and UBSan.
