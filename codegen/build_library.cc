@@ -76,4 +76,8 @@ StatusOr<std::string> WriteAndBuild(const GeneratedC& gen, const std::string& di
   return dir + "/lib" + name + ".so";
 }
 
+Status WriteTextFile(const std::string& path, const std::string& text) { return Write(path, text); }
+std::string ShellQuote(const std::string& s) { return Quote(s); }
+Status RunShell(const std::string& cmd, const std::string& what) { return Sh(cmd, what); }
+
 }  // namespace atenaot

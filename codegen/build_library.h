@@ -22,4 +22,10 @@ struct BuildOptions {
 StatusOr<std::string> WriteAndBuild(const GeneratedC& gen, const std::string& dir, const std::string& name,
                                     const BuildOptions& opts);
 
+// Helpers the CUDA builder shares: write a file, quote a shell word, run a
+// shell command (its output, first lines, in the error when it fails).
+Status WriteTextFile(const std::string& path, const std::string& text);
+std::string ShellQuote(const std::string& s);
+Status RunShell(const std::string& cmd, const std::string& what);
+
 }  // namespace atenaot

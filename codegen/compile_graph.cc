@@ -23,4 +23,13 @@ StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::fu
   return out;
 }
 
+StatusOr<CompiledGraphCuda> CompileGraphCuda(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
+                                             const CudaCodegenOptions& copts, const std::string& algorithm,
+                                             const PipelineOptions& popts) {
+  CompiledGraphCuda out;
+  AOT_ASSIGN_OR_RETURN(out.plan, PlanForCodegen(g, ops, annotate, algorithm, popts));
+  AOT_ASSIGN_OR_RETURN(out.cuda, GenerateCuda(g, out.plan, copts));
+  return out;
+}
+
 }  // namespace atenaot

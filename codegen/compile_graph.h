@@ -8,6 +8,7 @@
 #include <string>
 
 #include "codegen/c_codegen.h"
+#include "codegen/cuda_codegen.h"
 #include "ir/graph.h"
 #include "ir/op_table.h"
 #include "passes/pipeline.h"
@@ -29,5 +30,14 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
 StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                      const CodegenOptions& copts, const std::string& algorithm = "best",
                                      const PipelineOptions& popts = {});
+
+// The same plan as CompileGraph, compiled to CUDA (codegen/cuda_codegen.h).
+struct CompiledGraphCuda {
+  MemoryPlan plan;
+  GeneratedCuda cuda;
+};
+StatusOr<CompiledGraphCuda> CompileGraphCuda(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
+                                             const CudaCodegenOptions& copts, const std::string& algorithm = "best",
+                                             const PipelineOptions& popts = {});
 
 }  // namespace atenaot

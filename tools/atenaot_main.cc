@@ -3,6 +3,7 @@
 //   run  MODEL --inputs F... --out-dir DIR [--stage S] [--time-passes] [--print]
 //   plan MODEL --inputs F... [--algo NAME|best] [--json FILE] [--svg FILE]
 //   compile MODEL --inputs F... -o DIR [--name NAME] [--weights embed|file] [--embedded]
+//           [--target cpu|cuda] [--cuda-arch sm_XX] [--emit-only]
 //   exec DIR --inputs F... --out-dir D [--name NAME]
 //   show F.npy...
 //   compare EXPECTED ACTUAL [--rtol R] [--atol A]
@@ -34,6 +35,7 @@
 #include "atenaot.h"
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
+#include "codegen/build_cuda_library.h"
 #include "codegen/compile_graph.h"
 #include "codegen/embedded_sources.h"
 #include "ir/clone.h"
@@ -121,6 +123,7 @@ Every plan is checked for overlaps before it is reported.
 
 constexpr char kCompileHelp[] = R"(usage: atenaot compile MODEL --inputs F.npy... -o DIR [--name NAME] [--weights embed|file]
                        [--algo NAME] [--march-native] [--embedded]
+                       [--target cpu|cuda] [--cuda-arch sm_XX] [--emit-only]
 
 Compiles MODEL for the shapes and dtypes of the sample inputs into DIR:
   NAME.c, NAME.h        readable C99: one function per fused kernel
@@ -141,6 +144,17 @@ intermediates live in one arena of the planned size.
                    cross-compiling into firmware, which calls NAME_run with
                    a static arena of NAME_arena_bytes() bytes
                    (examples/embedded/README.md)
+  --target cpu|cuda  cuda: the same plan as CUDA kernels (NAME.cu, NAME.h,
+                   atenaot.h, atenaot_model.h, NAME.weights with --weights
+                   file) built by nvcc ($NVCC or /usr/local/cuda/bin/nvcc)
+                   into libNAME.so (cuBLAS for matmuls) and
+                   libatenaot_runtime.so; one device arena allocated and
+                   weights uploaded at open; `exec` stages host tensors
+  --cuda-arch sm_XX  GPU architecture for --target cuda (default sm_90):
+                   its SASS plus compute_XX PTX for newer GPUs
+  --emit-only      with --target cuda: write the sources, build nothing
+                   (without nvcc the sources are written and compile says
+                   that it did not build)
 )";
 
 constexpr char kExecHelp[] = R"(usage: atenaot exec DIR --inputs F.npy... --out-dir OUT [--name NAME]
@@ -183,6 +197,9 @@ struct Options {
   std::string weights_mode = "embed";
   bool march_native = false;
   bool embedded = false;                // compile: sources only, no host build
+  std::string target = "cpu";           // compile: cpu (C) or cuda
+  std::string cuda_arch = "sm_90";      // compile --target cuda
+  bool emit_only = false;               // compile --target cuda: sources only
 };
 
 Status ParseArgs(int argc, char** argv, Options* o) {
@@ -212,6 +229,12 @@ Status ParseArgs(int argc, char** argv, Options* o) {
     }
     else if (a == "--march-native") o->march_native = true;
     else if (a == "--embedded") o->embedded = true;
+    else if (a == "--target") {
+      AOT_ASSIGN_OR_RETURN(o->target, need_value("--target"));
+      if (o->target != "cpu" && o->target != "cuda") return InvalidArgument("--target must be cpu or cuda, got '" + o->target + "'");
+    }
+    else if (a == "--cuda-arch") { AOT_ASSIGN_OR_RETURN(o->cuda_arch, need_value("--cuda-arch")); }
+    else if (a == "--emit-only") o->emit_only = true;
     else if (a == "--svg") { AOT_ASSIGN_OR_RETURN(o->svg_file, need_value("--svg")); }
     else if (a == "--align") {
       AOT_ASSIGN_OR_RETURN(std::string v, need_value("--align"));
@@ -398,6 +421,43 @@ Status Plan(const Options& o) {
   return Status::Ok();
 }
 
+// compile --target cuda: the same plan, as CUDA (codegen/cuda_codegen.h).
+Status CompileCuda(const Options& o, const std::vector<NpyArray>& inputs, Graph& g) {
+  if (o.embedded || o.march_native) return InvalidArgument("--embedded and --march-native are for the C target, not --target cuda");
+  if (o.weights_mode == "c") return InvalidArgument("--weights c is for the C target; --target cuda takes embed or file");
+  CudaBuildOptions bopts;
+  bopts.arch = o.cuda_arch;
+  AOT_RETURN_IF_ERROR(CudaArchFlags(o.cuda_arch).status());
+  CudaCodegenOptions copts;
+  copts.name = o.name;
+  copts.embed_weights = o.weights_mode != "file";
+  copts.source_note = o.model;
+  PipelineOptions popts;
+  if (o.time_passes) popts.timing = &std::cerr;
+  AOT_ASSIGN_OR_RETURN(CompiledGraphCuda compiled,
+                       CompileGraphCuda(g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, copts,
+                                        o.algo.empty() ? "best" : o.algo, popts));
+  const GeneratedCuda& gen = compiled.cuda;
+  AOT_RETURN_IF_ERROR(MakeDirs(o.output_file));
+  AOT_RETURN_IF_ERROR(WriteCudaSources(gen, o.output_file, o.name));
+  std::ostringstream what;
+  what << gen.kernels << " CUDA kernels, " << gen.gemms << " cuBLAS GEMMs, device arena " << gen.arena_bytes << " bytes, LOAD "
+       << compiled.plan.lower_bound_bytes << " bytes";
+  const std::string cu = o.output_file + "/" + o.name + ".cu";
+  if (o.emit_only) {
+    std::cout << "compiled " << o.model << " -> " << cu << " (emit-only: sources only, nothing built; " << what.str() << ")\n";
+    return Status::Ok();
+  }
+  if (FindNvcc(bopts).empty()) {
+    std::cout << "compiled " << o.model << " -> " << cu << " (NOT BUILT: nvcc not found at $NVCC or /usr/local/cuda/bin/nvcc; "
+              << "sources only, no lib" << o.name << ".so; " << what.str() << ")\n";
+    return Status::Ok();
+  }
+  AOT_ASSIGN_OR_RETURN(std::string lib, BuildCudaLibrary(o.output_file, o.name, bopts));
+  std::cout << "compiled " << o.model << " -> " << lib << " (" << o.cuda_arch << "; " << what.str() << ")\n";
+  return Status::Ok();
+}
+
 Status Compile(const Options& o) {
   if (o.inputs.empty()) return InvalidArgument("compile needs --inputs (the shapes and dtypes to compile for)");
   if (o.output_file.empty()) return InvalidArgument("compile needs -o DIR");
@@ -405,6 +465,8 @@ Status Compile(const Options& o) {
     return InvalidArgument("--march-native builds for this machine; it cannot be combined with --embedded");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, "import"));
+  if (o.target == "cuda") return CompileCuda(o, inputs, *g);
+  if (o.emit_only) return InvalidArgument("--emit-only goes with --target cuda (the C target has --embedded)");
   CodegenOptions copts;
   copts.name = o.name;
   copts.embed_weights = o.weights_mode == "embed";

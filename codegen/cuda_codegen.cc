@@ -1,0 +1,1291 @@
+#include "codegen/cuda_codegen.h"
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "codegen/c_codegen.h"
+#include "codegen/c_support.h"
+#include "codegen/c_types.h"
+#include "codegen/cuda_support.h"
+#include "codegen/elementwise.h"
+#include "codegen/kernel_util.h"
+#include "ir/view_meta.h"
+#include "passes/type_promotion.h"
+
+namespace atenaot {
+namespace {
+
+constexpr int64_t kStageAlign = 256;              // staging buffers (cudaMalloc's alignment)
+constexpr int64_t kBlasWorkspace = 32 << 20;      // cuBLAS workspace (NVIDIA's advice for Hopper)
+constexpr int64_t kSmallIndex = int64_t{1} << 30;  // below this, kernels index with 32-bit ints
+
+std::string S(int64_t v) { return std::to_string(v); }
+bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
+int64_t Product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+// "v0 * 4 + v1" (strides in elements); "0" when nothing varies.
+std::string Lin(const std::vector<std::string>& vars, const std::vector<int64_t>& st) {
+  std::string e;
+  for (size_t d = 0; d < vars.size() && d < st.size(); ++d) {
+    if (st[d] == 0) continue;
+    e += (e.empty() ? "" : " + ") + vars[d] + (st[d] == 1 ? "" : " * " + S(st[d]));
+  }
+  return e.empty() ? "0" : e;
+}
+// True when `name` occurs in `text` as a whole identifier.
+bool UsesToken(const std::string& text, const std::string& name) {
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    bool left = at == 0 || !IsIdent(text[at - 1]);
+    bool right = at + name.size() >= text.size() || !IsIdent(text[at + name.size()]);
+    if (left && right) return true;
+  }
+  return false;
+}
+// Threads per block for one-block-per-row kernels: a multiple of 32, at most 256.
+int RowBlock(int64_t len) { return static_cast<int>(std::min<int64_t>(256, std::max<int64_t>(32, (len + 31) / 32 * 32))); }
+
+// The accumulator type of reductions over dtype t.
+std::string AccType(DType t) {
+  if (t == DType::kFloat64) return "double";
+  if (IsFloatingPoint(t)) return "float";
+  return "int64_t";
+}
+
+// A row-major [R, C] operand (strides s0, s1) as cuBLAS sees its transpose,
+// a column-major C x R matrix: op N with ld = s0 when it runs along C, op T
+// with ld = s1 when it runs along R.
+struct BlasOperand {
+  bool ok = false;
+  bool trans = false;
+  int64_t ld = 0;
+};
+BlasOperand BlasView(int64_t R, int64_t C, int64_t s0, int64_t s1) {
+  BlasOperand o;
+  if (s1 == 1 || C == 1) {
+    o.ld = R == 1 ? std::max<int64_t>(C, 1) : s0;
+    if (o.ld >= std::max<int64_t>(C, 1)) { o.ok = true; return o; }
+  }
+  if (s0 == 1 || R == 1) {
+    o.trans = true;
+    o.ld = C == 1 ? std::max<int64_t>(R, 1) : s1;
+    if (o.ld >= std::max<int64_t>(R, 1)) { o.ok = true; return o; }
+  }
+  return o;
+}
+
+class CudaEmitter {
+ public:
+  CudaEmitter(const Graph& g, const MemoryPlan& plan, const CudaCodegenOptions& opts) : g_(g), plan_(plan), opts_(opts) {}
+
+  StatusOr<GeneratedCuda> Run() {
+    if (opts_.name.empty() || std::isdigit(static_cast<unsigned char>(opts_.name[0])) ||
+        !std::all_of(opts_.name.begin(), opts_.name.end(), IsIdent))
+      return InvalidArgument("model name '" + opts_.name + "' is not a C identifier");
+    if (opts_.block_size < 32 || opts_.block_size > 1024 || opts_.block_size % 32 != 0)
+      return InvalidArgument("block size must be a multiple of 32 in [32, 1024]");
+    fused_ = FusedAwayValues(g_);
+    AOT_RETURN_IF_ERROR(Locate());
+    std::vector<const Node*> nodes;
+    for (const Node* n : g_.nodes()) nodes.push_back(n);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const Node* n = nodes[i];
+      if (IsViewNode(n) || (n->outputs().size() == 1 && fused_.count(n->output()))) continue;
+      if (FindElementwise(*n) && n->outputs().size() == 1) {
+        // A run of in-place elementwise updates of the same tensor joins it
+        // (the C backend's grouping).
+        std::vector<const Node*> group = {n};
+        const Value* target = n->op().Writes() ? n->input(0) : n->output();
+        while (i + 1 < nodes.size()) {
+          const Node* m = nodes[i + 1];
+          if (m->outputs().size() == 1 && fused_.count(m->output())) { ++i; continue; }
+          if (m->op().kind != OpKind::kInplace || m->input(0) != target || !FindElementwise(*m) ||
+              m->output()->meta().sizes != target->meta().sizes)
+            break;
+          bool aliased = false;
+          for (size_t k = 1; k < m->InputValues().size(); ++k)
+            if (m->InputValues()[k]->meta().storage == target->meta().storage) aliased = true;
+          if (aliased) break;
+          group.push_back(m);
+          ++i;
+        }
+        Status s = EmitElementwise(group, target);
+        if (!s.ok()) unsupported_.push_back(NodeText(n) + ": " + s.message());
+        continue;
+      }
+      Status s = EmitKernel(n);
+      if (!s.ok()) unsupported_.push_back(NodeText(n) + ": " + s.message());
+    }
+    AOT_RETURN_IF_ERROR(EmitOutputCopies());
+    if (!unsupported_.empty()) {
+      std::string msg = S(static_cast<int64_t>(unsupported_.size())) + " op(s) the CUDA backend cannot compile:";
+      for (const std::string& u : unsupported_) msg += " [" + u + "]";
+      return Unsupported(msg);
+    }
+    return Assemble();
+  }
+
+ private:
+  // ---- where every storage lives (host expressions of device addresses) ----
+  Status Locate() {
+    for (size_t k = 0; k < g_.inputs().size(); ++k) {
+      const Value* v = g_.inputs()[k];
+      if (v->meta().offset != 0 || !v->meta().IsContiguous())
+        return Unsupported("input %" + v->name() + " is a strided view; compiled models take contiguous inputs");
+      if (loc_.count(v->meta().storage))
+        return Unsupported("inputs share memory (%" + v->name() + "); compiled models take separate inputs");
+      loc_[v->meta().storage] = "((uint8_t*)c->in[" + S(static_cast<int64_t>(k)) + "])";
+    }
+    for (const Value* w : g_.weight_values()) {
+      if (g_.weights().find(w->weight_key()) == g_.weights().end())
+        return InvalidArgument("weight %" + w->name() + " has no data");
+      pending_weights_[w->meta().storage] = w;
+    }
+    for (size_t i = 0; i < plan_.analysis.buffers.size(); ++i) {
+      const Buffer& b = plan_.analysis.buffers[i];
+      for (int64_t st : b.storages) {
+        if (b.home == BufferHome::kArena) loc_[st] = "(c->arena + " + S(plan_.offsets[i]) + ")";
+        else if (b.home == BufferHome::kOutput) {
+          loc_[st] = "((uint8_t*)c->out[" + S(b.output_index) + "])";
+          written_outputs_.insert(b.output_index);
+        }
+      }
+    }
+    // Inputs the program updates in place (flagged AOT_INFO_MUTATED; host
+    // copies of them are copied back after a run).
+    std::unordered_set<int64_t> written;
+    for (const Node* n : g_.nodes())
+      for (int w : n->op().written_args)
+        if (n->input(w)) written.insert(n->input(w)->meta().storage);
+    for (const Value* v : g_.inputs()) mutated_.push_back(written.count(v->meta().storage) > 0);
+    return Status::Ok();
+  }
+
+  // Weights go into one device blob (64-byte aligned each) when a kernel first reads them.
+  StatusOr<std::string> Base(const Value* v) {
+    auto pw = pending_weights_.find(v->meta().storage);
+    if (pw != pending_weights_.end()) {
+      const WeightData& d = g_.weights().at(pw->second->weight_key());
+      pending_weights_.erase(pw);
+      size_t off = (blob_.size() + 63) / 64 * 64;
+      blob_.resize(off);
+      blob_.insert(blob_.end(), d.bytes.begin(), d.bytes.end());
+      loc_[v->meta().storage] = "(c->wts + " + S(static_cast<int64_t>(off)) + ")";
+    }
+    auto it = loc_.find(v->meta().storage);
+    if (it == loc_.end()) return Internal("no memory planned for %" + v->name() + " (storage " + S(v->meta().storage) + ")");
+    return it->second;
+  }
+
+  // ---- steps: one host launcher per kernel of the plan ----
+  void BeginStep(const std::string& comment) {
+    host_.str("");
+    ptrs_.clear();
+    ptr_names_.clear();
+    extent_ = 0;
+    step_comment_ = comment;
+    step_launches_ = 0;
+  }
+  void EndStep() {
+    if (step_launches_ == 0) return;  // nothing to run (empty tensors)
+    std::string fn = "aot_s" + S(step_count_++);
+    steps_ << "/* " << step_comment_ << " */\nstatic int " << fn << "(const aot__ctx* c) {\n" << host_.str()
+           << "  return AOT_OK;\n}\n\n";
+    calls_ << "  if ((s = " << fn << "(c)) != AOT_OK) return s;\n";
+  }
+
+  // Declares a typed device pointer to v's first element in the launcher.
+  StatusOr<std::string> Ptr(const Value* v) {
+    auto have = ptr_names_.find(v);
+    if (have != ptr_names_.end()) return have->second;
+    AOT_ASSIGN_OR_RETURN(std::string base, Base(v));
+    AOT_ASSIGN_OR_RETURN(std::string ct, CType(v->meta().dtype));
+    std::string name = RawPtr(base + " + " + S(v->meta().offset * DTypeSize(v->meta().dtype)), ct);
+    extent_ = std::max(extent_, v->meta().SpanBytes() / std::max<int64_t>(DTypeSize(v->meta().dtype), 1) + 1);
+    ptr_names_[v] = name;
+    return name;
+  }
+  std::string RawPtr(const std::string& byte_addr, const std::string& ct) {
+    std::string name = "p" + S(static_cast<int64_t>(ptrs_.size()));
+    host_ << "  " << ct << "* const " << name << " = (" << ct << "*)(" << byte_addr << "); (void)" << name << ";\n";
+    ptrs_.push_back({name, ct});
+    return name;
+  }
+  // The index type of a kernel over `count` items in this step.
+  std::string IndexType(int64_t count) const { return count >= kSmallIndex || extent_ >= kSmallIndex ? "int64_t" : "int"; }
+
+  // Defines a __global__ kernel from `body` (its parameters: the step's
+  // pointers it names) and returns the statement launching it.
+  std::string Kernel(const std::string& comment, const std::string& body, const std::string& grid, int block) {
+    std::string name = "aot_k" + S(kernel_count_++);
+    std::string params, args;
+    for (const auto& [p, ct] : ptrs_) {
+      if (!UsesToken(body, p)) continue;
+      params += (params.empty() ? "" : ", ") + ct + "* " + p;
+      args += (args.empty() ? "" : ", ") + p;
+    }
+    kernels_ << "/* " << comment << " */\n__global__ void __launch_bounds__(" << block << ") " << name << "(" << params
+             << ") {\n" << body << "}\n\n";
+    ++step_launches_;
+    return name + "<<<" + grid + ", " + S(block) + ", 0, c->stream>>>(" + args + ");\n  AOT__CK(cudaGetLastError(), \"launching " +
+           name + "\");\n";
+  }
+
+  // "const IT v1 = r % 8; r /= 8; const IT v0 = r;": `flat` as indices over sizes.
+  static std::string Decompose(const std::string& flat, const std::vector<int64_t>& sizes, const std::string& prefix,
+                               const std::string& it, const std::string& ind, std::vector<std::string>* vars) {
+    std::string s;
+    vars->clear();
+    for (size_t d = 0; d < sizes.size(); ++d) vars->push_back(prefix + S(static_cast<int64_t>(d)));
+    if (sizes.empty()) return s;
+    if (sizes.size() == 1) return ind + "const " + it + " " + (*vars)[0] + " = " + flat + ";\n";
+    const std::string rem = "rem_" + prefix;
+    s += ind + it + " " + rem + " = " + flat + ";\n";
+    for (size_t d = sizes.size(); d-- > 1;)
+      s += ind + "const " + it + " " + (*vars)[d] + " = " + rem + " % " + S(sizes[d]) + "; " + rem + " /= " + S(sizes[d]) + ";\n";
+    s += ind + "const " + it + " " + (*vars)[0] + " = " + rem + ";\n";
+    return s;
+  }
+
+  // A grid-stride loop over the elements of `sizes`: `inner` sees the
+  // indices v0.. (and the flat index i); launched on the step's stream.
+  void Flat(const std::string& comment, const std::vector<int64_t>& sizes,
+            const std::function<std::string(const std::vector<std::string>&)>& inner) {
+    const int64_t n = Product(sizes);
+    if (n == 0) return;
+    const std::string it = IndexType(n);
+    std::vector<std::string> v;
+    std::string body = "  for (" + it + " i = (" + it + ")blockIdx.x * (" + it + ")blockDim.x + (" + it + ")threadIdx.x; i < (" + it +
+                       ")" + S(n) + "; i += (" + it + ")gridDim.x * (" + it + ")blockDim.x) {\n";
+    body += Decompose("i", sizes, "v", it, "    ", &v);
+    body += inner(v);
+    body += "  }\n";
+    host_ << "  " << Kernel(comment, body, "aot__blocks(c->sms, " + S(n) + ", " + S(opts_.block_size) + ")", opts_.block_size);
+  }
+
+  // A block per row (grid-stride over rows): `inner` runs for row indices o0..
+  // with the block's threads striding over the row.
+  void Rows(const std::string& comment, const std::vector<int64_t>& outer, int64_t row_len, const std::string& prologue,
+            const std::function<std::string(const std::vector<std::string>&, const std::string& it)>& inner) {
+    const int64_t rows = Product(outer);
+    if (rows == 0) return;
+    const std::string it = IndexType(std::max(rows, row_len));
+    const int block = RowBlock(row_len);
+    std::vector<std::string> vo;
+    std::string body = prologue;
+    body += "  for (" + it + " o = (" + it + ")blockIdx.x; o < (" + it + ")" + S(rows) + "; o += (" + it + ")gridDim.x) {\n";
+    body += Decompose("o", outer, "o", it, "    ", &vo);
+    body += inner(vo, it);
+    body += "  }\n";
+    host_ << "  " << Kernel(comment, body, "aot__blocks(c->sms, " + S(rows) + ", 1)", block);
+  }
+
+  // ---- elementwise (fused) ----
+  void CollectLoads(const Node* n, int skip_arg, std::vector<const Value*>* loads) {
+    const ElementwiseOp* ew = FindElementwise(*n);
+    for (int a : ew->operands) {
+      if (a == skip_arg) continue;
+      const Arg& arg = n->args()[static_cast<size_t>(a)];
+      if (arg.kind != Arg::Kind::kValue) continue;
+      if (fused_.count(arg.value)) CollectLoads(arg.value->producer(), -1, loads);
+      else if (std::find(loads->begin(), loads->end(), arg.value) == loads->end()) loads->push_back(arg.value);
+    }
+  }
+
+  DType ComputeDType(const Node* n, const ElementwiseOp& ew) {
+    DType out = n->output()->meta().dtype;
+    if (!ew.compute_in_promoted) return out;
+    std::vector<PromotionOperand> ops;
+    for (int a : ew.operands) {
+      const Arg& arg = n->args()[static_cast<size_t>(a)];
+      if (arg.kind == Arg::Kind::kValue)
+        ops.push_back({arg.value->meta().dtype, false, static_cast<int64_t>(arg.value->meta().sizes.size())});
+      else if (arg.kind == Arg::Kind::kLiteral && arg.literal.kind != Literal::Kind::kNone)
+        ops.push_back({WrappedScalarDType(arg.literal), true, 0});
+    }
+    return ops.empty() ? out : ResultType(ops);
+  }
+
+  // n's result as an expression over load_expr_; `self_expr` replaces
+  // argument 0 (the running value of an in-place run).
+  StatusOr<std::string> Expr(const Node* n, const std::string& self_expr) {
+    const ElementwiseOp* ew = FindElementwise(*n);
+    DType cdt = ComputeDType(n, *ew);
+    AOT_ASSIGN_OR_RETURN(std::string ct, CType(cdt));
+    std::vector<std::string> xs;
+    for (int a : ew->operands) {
+      const Arg& arg = n->args()[static_cast<size_t>(a)];
+      if (a == 0 && !self_expr.empty()) { xs.push_back(CCast(self_expr, cdt)); continue; }
+      if (arg.kind == Arg::Kind::kValue) {
+        if (fused_.count(arg.value)) {
+          AOT_ASSIGN_OR_RETURN(std::string inner, Expr(arg.value->producer(), ""));
+          xs.push_back(CCast(inner, cdt));
+        } else {
+          xs.push_back(CCast(load_expr_.at(arg.value), cdt));
+        }
+      } else if (arg.kind == Arg::Kind::kLiteral && arg.literal.kind != Literal::Kind::kNone) {
+        xs.push_back(CLiteral(arg.literal, ct));
+      } else {
+        return Unsupported("operand " + S(a) + " is not a tensor or number");
+      }
+    }
+    return CCast(ew->formula(xs, *n, ct), n->output()->meta().dtype);
+  }
+
+  // The statements computing one element into `store` from load_expr_.
+  StatusOr<std::string> Chain(const std::vector<const Node*>& group, const Value* target, bool load_target,
+                              const std::string& tct, const std::string& store, const std::string& ind) {
+    std::string s, running = load_target ? load_expr_.at(target) : "";
+    for (size_t k = 0; k < group.size(); ++k) {
+      AOT_ASSIGN_OR_RETURN(std::string e, Expr(group[k], group[k]->op().Writes() ? running : ""));
+      std::string var = "t" + S(static_cast<int64_t>(k));
+      s += ind + "const " + tct + " " + var + " = " + e + "; (void)" + var + ";\n";
+      running = var;
+    }
+    return s + ind + store + " = " + running + ";\n";
+  }
+
+  static std::string Index(const std::string& p, const std::vector<int64_t>& st, const std::vector<std::string>& vars) {
+    return p + "[" + Lin(vars, st) + "]";
+  }
+
+  Status EmitElementwise(const std::vector<const Node*>& group, const Value* target) {
+    std::string comment;
+    for (const Node* n : group) comment += (comment.empty() ? "" : "; ") + NodeText(n);
+    comment = "fused elementwise: " + comment;
+    BeginStep(comment);
+    std::vector<const Value*> loads;
+    for (size_t k = 0; k < group.size(); ++k) CollectLoads(group[k], k == 0 && !group[0]->op().Writes() ? -1 : 0, &loads);
+    const bool load_target = group[0]->op().Writes();  // the run starts from the target's current content
+    if (load_target && std::find(loads.begin(), loads.end(), target) == loads.end()) loads.push_back(target);
+    const std::vector<int64_t>& sizes = target->meta().sizes;
+    std::vector<std::vector<int64_t>> strides;
+    for (const Value* v : loads) strides.push_back(BroadcastStrides(v->meta(), sizes));
+    strides.push_back(target->meta().strides);
+    LoopSpace sp = CoalesceLoops(sizes, strides);
+    const int64_t n = Product(sp.sizes);
+    std::vector<std::string> pl;
+    for (const Value* v : loads) { AOT_ASSIGN_OR_RETURN(std::string p, Ptr(v)); pl.push_back(p); }
+    AOT_ASSIGN_OR_RETURN(std::string tp, Ptr(target));
+    AOT_ASSIGN_OR_RETURN(std::string tct, CType(target->meta().dtype));
+    if (n == 0) { EndStep(); return Status::Ok(); }
+    const std::string it = IndexType(n);
+    const std::string tid = "(" + it + ")blockIdx.x * (" + it + ")blockDim.x + (" + it + ")threadIdx.x";
+    const std::string stride = "(" + it + ")gridDim.x * (" + it + ")blockDim.x";
+    // Scalar kernel: a grid-stride loop over the coalesced index space.
+    std::vector<std::string> vars;
+    std::string idx = Decompose("i", sp.sizes, "i", it, "    ", &vars);
+    load_expr_.clear();
+    for (size_t k = 0; k < loads.size(); ++k) load_expr_[loads[k]] = Index(pl[k], sp.strides[k], vars);
+    AOT_ASSIGN_OR_RETURN(std::string scalar,
+                         Chain(group, target, load_target, tct, Index(tp, sp.strides.back(), vars), "    "));
+    std::string body = "  for (" + it + " i = " + tid + "; i < (" + it + ")" + S(n) + "; i += " + stride + ") {\n" + idx + scalar + "  }\n";
+    // Vector kernel: float4 loads and stores when the space is flat and every
+    // tensor runs along it contiguously (or is one broadcast value).
+    bool vec = sp.sizes.size() == 1 && n >= 8 && target->meta().dtype == DType::kFloat32 && sp.strides.back()[0] == 1;
+    for (size_t k = 0; k < loads.size() && vec; ++k) {
+      const int64_t s = sp.strides[k][0];
+      if (s != 0 && !(s == 1 && loads[k]->meta().dtype == DType::kFloat32)) vec = false;
+    }
+    const std::string scalar_launch = Kernel(comment, body, "aot__blocks(c->sms, " + S(n) + ", " + S(opts_.block_size) + ")", opts_.block_size);
+    if (!vec) {
+      host_ << "  " << scalar_launch;
+      EndStep();
+      return Status::Ok();
+    }
+    const int64_t n4 = n / 4;
+    std::string vb = "  for (" + it + " q = " + tid + "; q < (" + it + ")" + S(n4) + "; q += " + stride + ") {\n";
+    std::string aligned;
+    for (size_t k = 0; k < loads.size(); ++k)
+      if (sp.strides[k][0] == 1) {
+        vb += "    const float4 a" + S(static_cast<int64_t>(k)) + " = reinterpret_cast<const float4*>(" + pl[k] + ")[q];\n";
+        aligned += "(uintptr_t)" + pl[k] + " | ";
+      }
+    vb += "    float4 o;\n";
+    for (const char* lane : {"x", "y", "z", "w"}) {
+      for (size_t k = 0; k < loads.size(); ++k)
+        load_expr_[loads[k]] = sp.strides[k][0] == 1 ? "a" + S(static_cast<int64_t>(k)) + "." + lane : pl[k] + "[0]";
+      AOT_ASSIGN_OR_RETURN(std::string lane_code, Chain(group, target, load_target, tct, std::string("o.") + lane, "      "));
+      vb += "    {\n" + lane_code + "    }\n";
+    }
+    vb += "    reinterpret_cast<float4*>(" + tp + ")[q] = o;\n  }\n";
+    if (n % 4 != 0) {  // the last n % 4 elements
+      for (size_t k = 0; k < loads.size(); ++k) load_expr_[loads[k]] = Index(pl[k], sp.strides[k], {"i"});
+      AOT_ASSIGN_OR_RETURN(std::string tail, Chain(group, target, load_target, tct, tp + "[i]", "    "));
+      vb += "  for (" + it + " i = " + S(n4 * 4) + " + " + tid + "; i < (" + it + ")" + S(n) + "; i += " + stride + ") {\n" + tail + "  }\n";
+    }
+    const std::string vec_launch =
+        Kernel(comment + " (float4)", vb, "aot__blocks(c->sms, " + S(n4) + ", " + S(opts_.block_size) + ")", opts_.block_size);
+    --step_launches_;  // one of the two runs
+    host_ << "  if (((" << aligned << "(uintptr_t)" << tp << ") & 15u) == 0) {\n    " << vec_launch << "  } else {\n    "
+          << scalar_launch << "  }\n";
+    EndStep();
+    return Status::Ok();
+  }
+
+  // ---- other kernels ----
+  const Literal& Lit(const Node* n, int i) { return n->args()[static_cast<size_t>(i)].literal; }
+
+  Status EmitKernel(const Node* n) {
+    const std::string& name = n->op().schema.name;
+    const std::string& ov = n->op().schema.overload;
+    BeginStep(NodeText(n));
+    Status s;
+    if (name == "sum" || name == "mean" || name == "amax" || name == "amin" || name == "prod") s = Reduce(n);
+    else if ((name == "max" || name == "min") && ov == "dim") s = ReduceWithIndex(n);
+    else if (name == "argmax" || name == "argmin") s = ReduceWithIndex(n);
+    else if (name == "softmax" || name == "_softmax" || name == "log_softmax" || name == "_log_softmax") s = Softmax(n);
+    else if (name == "layer_norm" || name == "native_layer_norm") s = LayerNorm(n);
+    else if (name == "batch_norm") s = BatchNorm(n);
+    else if (name == "mm" || name == "bmm" || name == "matmul" || name == "addmm" || name == "linear") s = Matmul(n);
+    else if (name == "conv2d" || name == "_convolution" || name == "convolution") s = Conv2d(n);
+    else if (name == "max_pool2d" || name == "avg_pool2d") s = Pool2d(n);
+    else if (name == "adaptive_avg_pool2d" || name == "_adaptive_avg_pool2d") s = AdaptiveAvgPool2d(n);
+    else if (name == "cat") s = Cat(n);
+    else if (name == "index_select" || name == "embedding") s = IndexSelect(n);
+    else if (name == "index_put" || name == "index_put_") s = IndexPut(n);
+    else if (n->op().scatter_view) s = Scatter(n);
+    else if (n->op().IsView() || name == "_unsafe_view") s = CopyInOrder(n->input(0), n->output());
+    else if (name == "arange") s = Arange(n);
+    else if (name == "empty" || name == "empty_like") s = Status::Ok();
+    else s = Unsupported("no CUDA lowering for " + n->op().qualified_name);
+    if (!s.ok()) return s;
+    EndStep();
+    return Status::Ok();
+  }
+
+  // out <- in, element k of in's row-major order to element k of out's.
+  Status CopyInOrder(const Value* in, const Value* out) {
+    if (in->meta().numel() != out->meta().numel()) return Unsupported("copy between different element counts");
+    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(in));
+    AOT_ASSIGN_OR_RETURN(std::string po, Ptr(out));
+    const std::string it = IndexType(in->meta().numel());
+    Flat(step_comment_, in->meta().sizes, [&](const std::vector<std::string>& v) {
+      std::vector<std::string> w;
+      std::string s = Decompose("i", out->meta().sizes, "w", it, "    ", &w);
+      return s + "    " + po + "[" + Lin(w, out->meta().strides) + "] = " + CCast(pi + "[" + Lin(v, in->meta().strides) + "]", out->meta().dtype) + ";\n";
+    });
+    return Status::Ok();
+  }
+
+  Status Reduce(const Node* n) {
+    const Value* x = n->input(0);
+    const Value* y = n->output();
+    const std::string& name = n->op().schema.name;
+    const size_t rank = x->meta().sizes.size();
+    std::vector<bool> reduced(rank, true);
+    bool keepdim = false;
+    if (n->args().size() >= 3 && n->args()[1].kind == Arg::Kind::kLiteral && n->args()[1].literal.kind == Literal::Kind::kIntList) {
+      std::fill(reduced.begin(), reduced.end(), n->args()[1].literal.ints.empty());
+      for (int64_t d : n->args()[1].literal.ints) reduced[static_cast<size_t>(NormDim(d, rank))] = true;
+      keepdim = n->args()[2].literal.kind == Literal::Kind::kBool && n->args()[2].literal.b;
+    } else if (n->args().size() >= 3 && n->args()[1].kind == Arg::Kind::kLiteral && n->args()[1].literal.kind == Literal::Kind::kInt) {
+      std::fill(reduced.begin(), reduced.end(), false);
+      reduced[static_cast<size_t>(NormDim(n->args()[1].literal.i, rank))] = true;
+      keepdim = n->args()[2].literal.b;
+    }
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    DType adt = IsFloatingPoint(y->meta().dtype) ? (x->meta().dtype == DType::kFloat64 || y->meta().dtype == DType::kFloat64
+                                                        ? DType::kFloat64 : DType::kFloat32)
+                                                 : DType::kInt64;
+    const std::string acc_t = AccType(adt);
+    std::vector<int64_t> outer, inner, xo, xi, yo;
+    for (size_t d = 0; d < rank; ++d) {
+      if (reduced[d]) { inner.push_back(x->meta().sizes[d]); xi.push_back(x->meta().strides[d]); }
+      else { outer.push_back(x->meta().sizes[d]); xo.push_back(x->meta().strides[d]); }
+    }
+    size_t yd = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      if (reduced[d]) { if (keepdim) ++yd; continue; }
+      yo.push_back(yd < y->meta().strides.size() ? y->meta().strides[yd] : 0);
+      ++yd;
+    }
+    const int64_t count = Product(inner);
+    const bool minmax = name == "amax" || name == "amin";
+    if (minmax && count == 0) return Unsupported(name + " over an empty dimension");
+    const std::string op = name == "sum" || name == "mean" ? "aot__add" : name == "prod" ? "aot__mul" : name == "amax" ? "aot__max" : "aot__min";
+    const std::string init = name == "sum" || name == "mean" ? "(" + acc_t + ")0" : name == "prod" ? "(" + acc_t + ")1" : "";
+    Rows(step_comment_, outer, count, "  __shared__ " + acc_t + " sh[32];\n", [&](const std::vector<std::string>& vo, const std::string& it) {
+      std::string s = "    const " + it + " xb = " + Lin(vo, xo) + ";\n";
+      s += "    " + acc_t + " acc = " + (minmax ? "(" + acc_t + ")" + px + "[xb]" : init) + ";\n";
+      s += "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(count) + "; r += (" + it + ")blockDim.x) {\n";
+      std::vector<std::string> vi;
+      s += Decompose("r", inner, "r", it, "      ", &vi);
+      s += "      acc = " + op + "()(acc, (" + acc_t + ")" + px + "[xb + " + Lin(vi, xi) + "]);\n    }\n";
+      s += "    acc = aot__block_reduce(acc, " + op + "(), sh);\n";
+      std::string val = name == "mean" ? "acc / (" + acc_t + ")" + S(count) : std::string("acc");
+      s += "    if (threadIdx.x == 0) " + py + "[" + Lin(vo, yo) + "] = " + CCast(val, y->meta().dtype) + ";\n";
+      return s;
+    });
+    return Status::Ok();
+  }
+
+  Status ReduceWithIndex(const Node* n) {
+    const Value* x = n->input(0);
+    const std::string& name = n->op().schema.name;
+    const size_t rank = x->meta().sizes.size();
+    if (n->args()[1].kind != Arg::Kind::kLiteral || n->args()[1].literal.kind != Literal::Kind::kInt)
+      return Unsupported("reduction over all dimensions with indices");
+    const size_t dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
+    const bool keepdim = n->args()[2].literal.kind == Literal::Kind::kBool && n->args()[2].literal.b;
+    const bool is_max = name == "max" || name == "argmax";
+    const Value* vals = (name == "max" || name == "min") ? n->output(0) : nullptr;
+    const Value* idx = (name == "max" || name == "min") ? n->output(1) : n->output(0);
+    const int64_t len = x->meta().sizes[dim];
+    if (len == 0) return Unsupported(name + " over an empty dimension");
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    std::string pv;
+    if (vals) { AOT_ASSIGN_OR_RETURN(pv, Ptr(vals)); }
+    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
+    std::vector<int64_t> outer, xo, yo, vo_st;
+    for (size_t d = 0, k = 0; d < rank; ++d) {
+      if (d == dim) { if (keepdim) ++k; continue; }
+      outer.push_back(x->meta().sizes[d]);
+      xo.push_back(x->meta().strides[d]);
+      yo.push_back(idx->meta().strides[k]);
+      if (vals) vo_st.push_back(vals->meta().strides[k]);
+      ++k;
+    }
+    const std::string acc_t = AccType(x->meta().dtype);
+    const std::string km = is_max ? "true" : "false";
+    Rows(step_comment_, outer, len, "  __shared__ " + acc_t + " shv[32];\n  __shared__ int64_t shi[32];\n",
+         [&](const std::vector<std::string>& vo, const std::string& it) {
+           std::string s = "    const " + it + " xb = " + Lin(vo, xo) + ";\n";
+           s += "    " + acc_t + " best = (" + acc_t + ")" + px + "[xb]; int64_t bi = 0;\n";
+           s += "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(len) + "; r += (" + it + ")blockDim.x) {\n";
+           s += "      const " + acc_t + " v = (" + acc_t + ")" + px + "[xb + r * " + S(x->meta().strides[dim]) + "];\n";
+           s += "      if (aot__better<" + km + ">(v, (int64_t)r, best, bi)) { best = v; bi = (int64_t)r; }\n    }\n";
+           s += "    aot__block_arg<" + km + ">(&best, &bi, shv, shi);\n";
+           s += "    if (threadIdx.x == 0) {\n";
+           if (vals) s += "      " + pv + "[" + Lin(vo, vo_st) + "] = " + CCast("best", vals->meta().dtype) + ";\n";
+           s += "      " + pi + "[" + Lin(vo, yo) + "] = bi;\n    }\n";
+           return s;
+         });
+    return Status::Ok();
+  }
+
+  Status Softmax(const Node* n) {
+    const Value* x = n->input(0);
+    const Value* y = n->output();
+    const bool log = n->op().schema.name.find("log") != std::string::npos;
+    const size_t rank = x->meta().sizes.size();
+    const size_t dim = rank == 0 ? 0 : static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
+    if (rank == 0) return Unsupported("softmax of a 0-dim tensor");
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::vector<int64_t> outer, xo, yo;
+    for (size_t d = 0; d < rank; ++d)
+      if (d != dim) { outer.push_back(x->meta().sizes[d]); xo.push_back(x->meta().strides[d]); yo.push_back(y->meta().strides[d]); }
+    const int64_t len = x->meta().sizes[dim], xs = x->meta().strides[dim], ys = y->meta().strides[dim];
+    const std::string a = AccType(y->meta().dtype == DType::kFloat64 || x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
+    const std::string f = a == "float" ? "f" : "";
+    // Three passes over the row (max, sum of exponentials, result); each
+    // thread reads element r before it writes it, so y may be x's buffer.
+    Rows(step_comment_, outer, len, "  __shared__ " + a + " sh[32];\n", [&](const std::vector<std::string>& vo, const std::string& it) {
+      const std::string loop = "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(len) + "; r += (" + it + ")blockDim.x)";
+      const std::string xv = "(" + a + ")" + px + "[xb + r * " + S(xs) + "]";
+      std::string s = "    const " + it + " xb = " + Lin(vo, xo) + ", yb = " + Lin(vo, yo) + ";\n";
+      s += "    " + a + " m = -INFINITY, sum = 0;\n";
+      s += loop + " m = aot__max()(m, " + xv + ");\n";
+      s += "    m = aot__block_reduce(m, aot__max(), sh);\n";
+      s += loop + " sum += exp" + f + "(" + xv + " - m);\n";
+      s += "    sum = aot__block_reduce(sum, aot__add(), sh);\n";
+      if (log) {
+        s += "    const " + a + " ls = log" + f + "(sum);\n";
+        s += loop + " " + py + "[yb + r * " + S(ys) + "] = " + CCast(xv + " - m - ls", y->meta().dtype) + ";\n";
+      } else {
+        s += "    const " + a + " inv = (" + a + ")1 / sum;\n";
+        s += loop + " " + py + "[yb + r * " + S(ys) + "] = " + CCast("exp" + f + "(" + xv + " - m) * inv", y->meta().dtype) + ";\n";
+      }
+      return s;
+    });
+    return Status::Ok();
+  }
+
+  Status LayerNorm(const Node* n) {
+    const Value* x = n->input(0);
+    const Value* y = n->output(0);
+    const auto& shape = n->args()[1].literal.ints;
+    const Value* w = n->input(2);
+    const Value* b = n->input(3);
+    const double eps = n->args()[4].literal.kind == Literal::Kind::kFloat ? n->args()[4].literal.f : 1e-5;
+    if (!x->meta().IsContiguous() || !y->meta().IsContiguous()) return Unsupported("layer_norm on strided tensors");
+    const int64_t inner = Product(shape);
+    const int64_t rows = x->meta().numel() / std::max<int64_t>(inner, 1);
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::string pw, pb, pm, pr;
+    if (w) { if (!w->meta().IsContiguous()) return Unsupported("strided layer_norm weight"); AOT_ASSIGN_OR_RETURN(pw, Ptr(w)); }
+    if (b) { if (!b->meta().IsContiguous()) return Unsupported("strided layer_norm bias"); AOT_ASSIGN_OR_RETURN(pb, Ptr(b)); }
+    if (n->outputs().size() == 3) {
+      AOT_ASSIGN_OR_RETURN(pm, Ptr(n->output(1)));
+      AOT_ASSIGN_OR_RETURN(pr, Ptr(n->output(2)));
+    }
+    const std::string a = AccType(x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
+    const std::string sq = a == "float" ? "sqrtf" : "sqrt";
+    // Two-pass mean and variance; each thread reads x[j] before writing y[j].
+    Rows(step_comment_, {rows}, inner, "  __shared__ " + a + " sh[32];\n", [&](const std::vector<std::string>& vo, const std::string& it) {
+      const std::string loop = "    for (" + it + " j = (" + it + ")threadIdx.x; j < (" + it + ")" + S(inner) + "; j += (" + it + ")blockDim.x)";
+      std::string s = "    const " + it + " ob = " + vo[0] + " * " + S(inner) + ";\n";
+      s += "    " + a + " mean = 0, var = 0;\n";
+      s += loop + " mean += (" + a + ")" + px + "[ob + j];\n";
+      s += "    mean = aot__block_reduce(mean, aot__add(), sh) / (" + a + ")" + S(inner) + ";\n";
+      s += loop + " { const " + a + " d = (" + a + ")" + px + "[ob + j] - mean; var += d * d; }\n";
+      s += "    var = aot__block_reduce(var, aot__add(), sh) / (" + a + ")" + S(inner) + ";\n";
+      s += "    const " + a + " rstd = (" + a + ")1 / " + sq + "(var + (" + a + ")" + FormatDouble(eps) + ");\n";
+      s += loop + " {\n      " + a + " v = ((" + a + ")" + px + "[ob + j] - mean) * rstd;\n";
+      if (w) s += "      v *= (" + a + ")" + pw + "[j];\n";
+      if (b) s += "      v += (" + a + ")" + pb + "[j];\n";
+      s += "      " + py + "[ob + j] = " + CCast("v", y->meta().dtype) + ";\n    }\n";
+      if (!pm.empty())
+        s += "    if (threadIdx.x == 0) { " + pm + "[" + vo[0] + "] = " + CCast("mean", n->output(1)->meta().dtype) + "; " + pr + "[" +
+             vo[0] + "] = " + CCast("rstd", n->output(2)->meta().dtype) + "; }\n";
+      return s;
+    });
+    return Status::Ok();
+  }
+
+  Status BatchNorm(const Node* n) {
+    if (n->args()[5].literal.kind != Literal::Kind::kBool || n->args()[5].literal.b)
+      return Unsupported("batch_norm in training mode");
+    const Value* x = n->input(0);
+    const Value* y = n->output();
+    const Value *w = n->input(1), *b = n->input(2), *mean = n->input(3), *var = n->input(4);
+    if (!mean || !var) return Unsupported("batch_norm without running statistics");
+    const double eps = n->args()[7].literal.f;
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    AOT_ASSIGN_OR_RETURN(std::string pm, Ptr(mean));
+    AOT_ASSIGN_OR_RETURN(std::string pv, Ptr(var));
+    std::string pw, pb;
+    if (w) { AOT_ASSIGN_OR_RETURN(pw, Ptr(w)); }
+    if (b) { AOT_ASSIGN_OR_RETURN(pb, Ptr(b)); }
+    const std::string a = AccType(x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
+    const std::string sq = a == "float" ? "sqrtf" : "sqrt";
+    Flat(step_comment_, x->meta().sizes, [&](const std::vector<std::string>& v) {
+      const std::string ch = v.size() > 1 ? v[1] : "0";
+      auto at = [&](const std::string& p, const Value* t) { return "(" + a + ")" + p + "[" + ch + " * " + S(t->meta().strides[0]) + "]"; };
+      std::string e = "((" + a + ")" + px + "[" + Lin(v, x->meta().strides) + "] - " + at(pm, mean) + ") / " + sq + "(" + at(pv, var) +
+                      " + (" + a + ")" + FormatDouble(eps) + ")";
+      if (w) e = "(" + e + ") * " + at(pw, w);
+      if (b) e = "(" + e + ") + " + at(pb, b);
+      return "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + CCast(e, y->meta().dtype) + ";\n";
+    });
+    return Status::Ok();
+  }
+
+  // C[b] = alpha A[b] @ B[b] + beta C[b] through cuBLAS (row-major through
+  // the transpose: C^T = B^T A^T in column-major), batch dims broadcast and
+  // merged into strided batches where they allow.
+  Status Matmul(const Node* n) {
+    const std::string& name = n->op().schema.name;
+    const Value* y = n->output();
+    if (y->meta().dtype != DType::kFloat32) return Unsupported("matmul in dtype " + std::string(DTypeName(y->meta().dtype)));
+    const Value *a = nullptr, *b = nullptr, *bias = nullptr;
+    bool b_transposed = false;  // linear: y = a @ w^T
+    double alpha = 1, beta = 0;
+    auto num = [&](int i) { const Literal& l = Lit(n, i); return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i); };
+    if (name == "addmm") {
+      bias = n->input(0); a = n->input(1); b = n->input(2);
+      beta = num(3);
+      alpha = num(4);
+    } else if (name == "linear") {
+      a = n->input(0); b = n->input(1); bias = n->input(2); b_transposed = true; beta = bias ? 1 : 0;
+    } else {
+      a = n->input(0); b = n->input(1);
+    }
+    if (!a || !b || a->meta().dtype != DType::kFloat32 || b->meta().dtype != DType::kFloat32)
+      return Unsupported("matmul operands must be f32 tensors");
+    TensorMeta am = a->meta(), bm = b->meta();
+    if (b_transposed) {
+      if (bm.sizes.size() != 2) return Unsupported("linear weight must be 2-D");
+      std::swap(bm.sizes[0], bm.sizes[1]);
+      std::swap(bm.strides[0], bm.strides[1]);
+    }
+    const bool a_vec = am.sizes.size() == 1, b_vec = bm.sizes.size() == 1;
+    if (a_vec) { am.sizes.insert(am.sizes.begin(), 1); am.strides.insert(am.strides.begin(), 0); }
+    if (b_vec) { bm.sizes.push_back(1); bm.strides.push_back(0); }
+    const size_t ra = am.sizes.size(), rb = bm.sizes.size();
+    const int64_t M = am.sizes[ra - 2], K = am.sizes[ra - 1], N = bm.sizes[rb - 1];
+    if (bm.sizes[rb - 2] != K) return Internal("matmul inner sizes differ");
+    TensorMeta ym = y->meta();
+    if (a_vec) { ym.sizes.insert(ym.sizes.end() - (b_vec ? 0 : 1), 1); ym.strides.insert(ym.strides.end() - (b_vec ? 0 : 1), 0); }
+    if (b_vec) { ym.sizes.push_back(1); ym.strides.push_back(0); }
+    const size_t ry = ym.sizes.size();
+    std::vector<int64_t> batch(ym.sizes.begin(), ym.sizes.end() - 2);
+    auto batch_strides = [&](const TensorMeta& m) {
+      TensorMeta lead;
+      lead.sizes.assign(m.sizes.begin(), m.sizes.end() - 2);
+      lead.strides.assign(m.strides.begin(), m.strides.end() - 2);
+      return BroadcastStrides(lead, batch);
+    };
+    if (bias && (a_vec || b_vec)) return Unsupported("matmul with bias on vectors");
+    if (M == 0 || N == 0 || Product(batch) == 0) return Status::Ok();
+    if (K == 0) return Unsupported("matmul with an empty inner dimension");
+    const BlasOperand ob = BlasView(K, N, bm.strides[rb - 2], bm.strides[rb - 1]);
+    const BlasOperand oa = BlasView(M, K, am.strides[ra - 2], am.strides[ra - 1]);
+    const BlasOperand oc = BlasView(M, N, ym.strides[ry - 2], ym.strides[ry - 1]);
+    if (!ob.ok || !oa.ok) return Unsupported("matmul operand without a unit stride in its last two dimensions");
+    if (!oc.ok || oc.trans) return Unsupported("matmul result is not row-major in its last two dimensions");
+    for (int64_t v : {M, N, K, oa.ld, ob.ld, oc.ld})
+      if (v > INT_MAX) return Unsupported("matmul dimension beyond cuBLAS's int range");
+    AOT_ASSIGN_OR_RETURN(std::string pa, Ptr(a));
+    AOT_ASSIGN_OR_RETURN(std::string pb, Ptr(b));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    if (bias) {
+      // Broadcast the bias into C first; the GEMM then adds with beta.
+      AOT_ASSIGN_OR_RETURN(std::string pbias, Ptr(bias));
+      const std::vector<int64_t> bs = BroadcastStrides(bias->meta(), y->meta().sizes);
+      Flat(step_comment_ + " (bias)", y->meta().sizes, [&](const std::vector<std::string>& v) {
+        return "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + pbias + "[" + Lin(v, bs) + "];\n";
+      });
+    }
+    LoopSpace sp = CoalesceLoops(batch, {batch_strides(am), batch_strides(bm), batch_strides(ym)});
+    int64_t count = 1, sa = 0, sb = 0, sc = 0;
+    if (!sp.sizes.empty()) {
+      count = sp.sizes.back();
+      sa = sp.strides[0].back();
+      sb = sp.strides[1].back();
+      sc = sp.strides[2].back();
+      if (count > INT_MAX) return Unsupported("matmul batch beyond cuBLAS's int range");
+    }
+    host_ << "  {\n    const float alpha = " << FormatDouble(alpha) << "f, beta = " << FormatDouble(beta) << "f;\n";
+    std::string ind = "    ";
+    std::vector<std::string> vb;
+    for (size_t d = 0; d + 1 < sp.sizes.size(); ++d) {  // batch dims cuBLAS cannot stride over: a host loop
+      vb.push_back("b" + S(static_cast<int64_t>(d)));
+      host_ << ind << "for (int64_t " << vb.back() << " = 0; " << vb.back() << " < " << sp.sizes[d] << "; ++" << vb.back() << ")\n";
+      ind += "  ";
+    }
+    auto off = [&](size_t t) {
+      std::vector<int64_t> st(sp.strides[t].begin(), sp.strides[t].end() - (sp.strides[t].empty() ? 0 : 1));
+      return Lin(vb, st);
+    };
+    host_ << ind << "AOT__BLAS(cublasSgemmStridedBatched(c->blas, " << (ob.trans ? "CUBLAS_OP_T" : "CUBLAS_OP_N") << ", "
+          << (oa.trans ? "CUBLAS_OP_T" : "CUBLAS_OP_N") << ", " << N << ", " << M << ", " << K << ", &alpha, " << pb << " + "
+          << off(1) << ", " << ob.ld << ", " << sb << "LL, " << pa << " + " << off(0) << ", " << oa.ld << ", " << sa << "LL, &beta, "
+          << py << " + " << off(2) << ", " << oc.ld << ", " << sc << "LL, " << count << "), \"cuBLAS SGEMM (" << n->op().qualified_name
+          << ")\");\n  }\n";
+    ++step_launches_;
+    ++gemms_;
+    uses_blas_ = true;
+    return Status::Ok();
+  }
+
+  Status Conv2d(const Node* n) {
+    const std::string& name = n->op().schema.name;
+    const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
+    std::vector<int64_t> stride, pad, dil;
+    int64_t groups = 1;
+    if (name == "conv2d") {
+      if (n->args()[4].literal.kind != Literal::Kind::kIntList) return Unsupported("conv2d with string padding");
+      stride = n->args()[3].literal.ints; pad = n->args()[4].literal.ints; dil = n->args()[5].literal.ints; groups = n->args()[6].literal.i;
+    } else {
+      if (n->args()[6].literal.b) return Unsupported("transposed convolution");
+      stride = n->args()[3].literal.ints; pad = n->args()[4].literal.ints; dil = n->args()[5].literal.ints; groups = n->args()[8].literal.i;
+    }
+    if (x->meta().sizes.size() != 4 || stride.size() != 2) return Unsupported("only 2-D convolution");
+    if (y->meta().dtype != DType::kFloat32) return Unsupported("conv2d in a dtype other than f32");
+    if (pad.size() == 1) pad.push_back(pad[0]);
+    if (dil.size() == 1) dil.push_back(dil[0]);
+    const auto& xs = x->meta().sizes;
+    const auto& ws = w->meta().sizes;
+    const int64_t cin_g = ws[1], cout_g = ws[0] / groups;
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string pw, Ptr(w));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::string pb;
+    if (bias) { AOT_ASSIGN_OR_RETURN(pb, Ptr(bias)); }
+    const auto& xst = x->meta().strides;
+    const auto& wst = w->meta().strides;
+    // One thread per output element (nb, oc, oh, ow), accumulating in float.
+    Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
+      std::string s = "    const int64_t g = (int64_t)" + v[1] + " / " + S(cout_g) + ";\n";
+      s += "    float acc = " + (bias ? pb + "[" + v[1] + " * " + S(bias->meta().strides[0]) + "]" : std::string("0.f")) + ";\n";
+      s += "    for (int64_t ic = 0; ic < " + S(cin_g) + "; ++ic)\n";
+      s += "      for (int64_t kh = 0; kh < " + S(ws[2]) + "; ++kh) {\n";
+      s += "        const int64_t ih = (int64_t)" + v[2] + " * " + S(stride[0]) + " - " + S(pad[0]) + " + kh * " + S(dil[0]) + ";\n";
+      s += "        if (ih < 0 || ih >= " + S(xs[2]) + ") continue;\n";
+      s += "        for (int64_t kw = 0; kw < " + S(ws[3]) + "; ++kw) {\n";
+      s += "          const int64_t iw = (int64_t)" + v[3] + " * " + S(stride[1]) + " - " + S(pad[1]) + " + kw * " + S(dil[1]) + ";\n";
+      s += "          if (iw < 0 || iw >= " + S(xs[3]) + ") continue;\n";
+      s += "          acc += " + px + "[(int64_t)" + v[0] + " * " + S(xst[0]) + " + (g * " + S(cin_g) + " + ic) * " + S(xst[1]) + " + ih * " +
+           S(xst[2]) + " + iw * " + S(xst[3]) + "] * " + pw + "[(int64_t)" + v[1] + " * " + S(wst[0]) + " + ic * " + S(wst[1]) +
+           " + kh * " + S(wst[2]) + " + kw * " + S(wst[3]) + "];\n";
+      s += "        }\n      }\n";
+      s += "    " + py + "[" + Lin(v, y->meta().strides) + "] = acc;\n";
+      return s;
+    });
+    return Status::Ok();
+  }
+
+  Status Pool2d(const Node* n) {
+    const bool is_max = n->op().schema.name == "max_pool2d";
+    const Value *x = n->input(0), *y = n->output();
+    if (x->meta().sizes.size() != 4) return Unsupported("only 4-D pooling");
+    std::vector<int64_t> k = n->args()[1].literal.ints, s = n->args()[2].literal.ints, p = n->args()[3].literal.ints, d = {1, 1};
+    if (s.empty()) s = k;
+    if (k.size() == 1) k.push_back(k[0]);
+    if (s.size() == 1) s.push_back(s[0]);
+    if (p.size() == 1) p.push_back(p[0]);
+    bool count_pad = true;
+    if (is_max) { d = n->args()[4].literal.ints; if (d.size() == 1) d.push_back(d[0]); }
+    else {
+      count_pad = n->args()[5].literal.b;
+      if (n->args()[6].kind == Arg::Kind::kLiteral && n->args()[6].literal.kind != Literal::Kind::kNone)
+        return Unsupported("avg_pool2d with divisor_override");
+    }
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    const auto& xs = x->meta().sizes;
+    const auto& xst = x->meta().strides;
+    const std::string a = AccType(x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
+    Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
+      std::string b = "    " + a + " acc = " + (is_max ? "-INFINITY" : "0") + ";" + (is_max ? "" : " int cnt = 0;") + "\n";
+      b += "    for (int64_t kh = 0; kh < " + S(k[0]) + "; ++kh)\n      for (int64_t kw = 0; kw < " + S(k[1]) + "; ++kw) {\n";
+      b += "        const int64_t ih = (int64_t)" + v[2] + " * " + S(s[0]) + " - " + S(p[0]) + " + kh * " + S(d[0]) + ", iw = (int64_t)" +
+           v[3] + " * " + S(s[1]) + " - " + S(p[1]) + " + kw * " + S(d[1]) + ";\n";
+      if (!is_max && count_pad) b += "        if (ih < " + S(xs[2] + p[0]) + " && iw < " + S(xs[3] + p[1]) + ") ++cnt;\n";
+      b += "        if (ih < 0 || ih >= " + S(xs[2]) + " || iw < 0 || iw >= " + S(xs[3]) + ") continue;\n";
+      if (!is_max && !count_pad) b += "        ++cnt;\n";
+      b += "        const " + a + " x = (" + a + ")" + px + "[(int64_t)" + v[0] + " * " + S(xst[0]) + " + (int64_t)" + v[1] + " * " + S(xst[1]) +
+           " + ih * " + S(xst[2]) + " + iw * " + S(xst[3]) + "];\n";
+      b += is_max ? "        acc = aot__max()(x, acc);\n" : "        acc += x;\n";
+      b += "      }\n";
+      std::string val = is_max ? "acc" : "(cnt ? acc / (" + a + ")cnt : (" + a + ")0)";
+      b += "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + CCast(val, y->meta().dtype) + ";\n";
+      return b;
+    });
+    return Status::Ok();
+  }
+
+  Status AdaptiveAvgPool2d(const Node* n) {
+    const Value *x = n->input(0), *y = n->output();
+    if (x->meta().sizes.size() != 4) return Unsupported("only 4-D adaptive pooling");
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    const int64_t H = x->meta().sizes[2], W = x->meta().sizes[3], OH = y->meta().sizes[2], OW = y->meta().sizes[3];
+    const auto& xst = x->meta().strides;
+    const std::string a = AccType(x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
+    // ATen's bins: start = floor(o*H/OH), end = ceil((o+1)*H/OH).
+    Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
+      std::string b = "    const int64_t h0 = ((int64_t)" + v[2] + " * " + S(H) + ") / " + S(OH) + ", h1 = (((int64_t)" + v[2] + " + 1) * " +
+                      S(H) + " + " + S(OH - 1) + ") / " + S(OH) + ";\n";
+      b += "    const int64_t w0 = ((int64_t)" + v[3] + " * " + S(W) + ") / " + S(OW) + ", w1 = (((int64_t)" + v[3] + " + 1) * " + S(W) +
+           " + " + S(OW - 1) + ") / " + S(OW) + ";\n";
+      b += "    " + a + " acc = 0;\n";
+      b += "    for (int64_t h = h0; h < h1; ++h)\n      for (int64_t w = w0; w < w1; ++w) acc += (" + a + ")" + px + "[(int64_t)" + v[0] +
+           " * " + S(xst[0]) + " + (int64_t)" + v[1] + " * " + S(xst[1]) + " + h * " + S(xst[2]) + " + w * " + S(xst[3]) + "];\n";
+      b += "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + CCast("acc / (" + a + ")((h1 - h0) * (w1 - w0))", y->meta().dtype) + ";\n";
+      return b;
+    });
+    return Status::Ok();
+  }
+
+  Status Cat(const Node* n) {
+    const Value* y = n->output();
+    const size_t rank = y->meta().sizes.size();
+    const size_t dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    int64_t at = 0;
+    for (const Value* in : n->args()[0].list) {
+      if (!in) return Unsupported("none in cat's tensor list");
+      if (in->meta().sizes.size() != rank) {
+        if (in->meta().numel() == 0) continue;
+        return Unsupported("cat of tensors of different rank");
+      }
+      AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(in));
+      const int64_t base = at * y->meta().strides[dim];
+      Flat(step_comment_ + " (part)", in->meta().sizes, [&](const std::vector<std::string>& v) {
+        return "    " + py + "[" + Lin(v, y->meta().strides) + " + " + S(base) + "] = " +
+               CCast(pi + "[" + Lin(v, in->meta().strides) + "]", y->meta().dtype) + ";\n";
+      });
+      at += in->meta().sizes[dim];
+    }
+    return Status::Ok();
+  }
+
+  Status IndexSelect(const Node* n) {
+    const bool emb = n->op().schema.name == "embedding";
+    const Value* src = n->input(0);
+    const Value* idx = emb ? n->input(1) : n->input(2);
+    const size_t dim = emb ? 0 : static_cast<size_t>(NormDim(n->args()[1].literal.i, src->meta().sizes.size()));
+    const Value* y = n->output();
+    AOT_ASSIGN_OR_RETURN(std::string ps, Ptr(src));
+    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    const size_t ir = idx->meta().sizes.size();
+    Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
+      // y's dims: src dims before `dim`, idx dims, src dims after `dim`.
+      std::vector<std::string> iv(v.begin() + static_cast<std::ptrdiff_t>(dim), v.begin() + static_cast<std::ptrdiff_t>(dim + ir));
+      std::string b = "    int64_t k = (int64_t)" + pi + "[" + Lin(iv, idx->meta().strides) + "];\n";
+      b += "    if (k < 0) k += " + S(src->meta().sizes[dim]) + ";\n";
+      std::string so;
+      for (size_t d = 0; d < src->meta().sizes.size(); ++d) {
+        std::string var = d < dim ? v[d] : d == dim ? "k" : v[d - 1 + ir];
+        so += (so.empty() ? "" : " + ") + var + " * " + S(src->meta().strides[d]);
+      }
+      return b + "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + ps + "[" + so + "];\n";
+    });
+    return Status::Ok();
+  }
+
+  // out = self with values written (or added) at the indexed positions.
+  Status IndexPut(const Node* n) {
+    const Value *self = n->input(0), *values = n->input(2), *out = n->output();
+    const bool acc = n->args()[3].literal.kind == Literal::Kind::kBool && n->args()[3].literal.b;
+    const std::vector<Value*>& idx = n->args()[1].list;
+    int pos = -1;
+    for (size_t k = 0; k < idx.size(); ++k)
+      if (idx[k]) {
+        if (pos >= 0) return Unsupported("index_put with several index tensors");
+        pos = static_cast<int>(k);
+      }
+    if (pos < 0) return Unsupported("index_put without an index tensor");
+    const Value* ix = idx[static_cast<size_t>(pos)];
+    const bool mask = ix->meta().dtype == DType::kBool || ix->meta().dtype == DType::kUInt8;
+    if (mask && (pos != 0 || values->meta().numel() != 1)) return Unsupported("boolean-mask index_put needs a single value");
+    if (!mask && ix->meta().sizes.size() != 1) return Unsupported("index_put with a multi-dimensional index tensor");
+    const TensorMeta& om = out->meta();
+    std::string atomic;
+    if (acc && !mask) {
+      switch (om.dtype) {
+        case DType::kFloat32: case DType::kFloat64: case DType::kInt32: atomic = "atomicAdd(&"; break;
+        case DType::kInt64: atomic = "atomicAdd((unsigned long long*)&"; break;
+        default: return Unsupported("accumulating index_put in dtype " + std::string(DTypeName(om.dtype)));
+      }
+    }
+    if (out->meta().storage != self->meta().storage) AOT_RETURN_IF_ERROR(CopyInOrder(self, out));
+    AOT_ASSIGN_OR_RETURN(std::string po, Ptr(out));
+    AOT_ASSIGN_OR_RETURN(std::string pv, Ptr(values));
+    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(ix));
+    const std::string op = acc ? " += " : " = ";
+    if (mask) {
+      const TensorMeta& mm = ix->meta();
+      Flat(step_comment_, om.sizes, [&](const std::vector<std::string>& v) {
+        std::vector<std::string> mv(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mm.sizes.size()));
+        return "    if (" + pi + "[" + Lin(mv, mm.strides) + "]) " + po + "[" + Lin(v, om.strides) + "]" + op + CCast(pv + "[0]", om.dtype) + ";\n";
+      });
+      return Status::Ok();
+    }
+    std::vector<int64_t> space = om.sizes;
+    space[static_cast<size_t>(pos)] = ix->meta().sizes[0];
+    Flat(step_comment_, space, [&](const std::vector<std::string>& v) {
+      std::string b = "    int64_t k = (int64_t)" + pi + "[" + v[static_cast<size_t>(pos)] + " * " + S(ix->meta().strides[0]) + "];\n";
+      b += "    if (k < 0) k += " + S(om.sizes[static_cast<size_t>(pos)]) + ";\n";
+      std::vector<std::string> ov = v;
+      ov[static_cast<size_t>(pos)] = "k";
+      const std::string dst = po + "[" + Lin(ov, om.strides) + "]";
+      const std::string val = CCast(pv + "[" + Lin(v, BroadcastStrides(values->meta(), space)) + "]", om.dtype);
+      if (!atomic.empty()) {  // duplicate indices add up
+        const std::string cast = om.dtype == DType::kInt64 ? "(unsigned long long)" : "";
+        return b + "    " + atomic + dst + ", " + cast + val + ");\n";
+      }
+      return b + "    " + dst + op + val + ";\n";
+    });
+    return Status::Ok();
+  }
+
+  // out = self with src written into the view the scatter names.
+  Status Scatter(const Node* n) {
+    const Value *self = n->input(0), *src = n->input(1), *y = n->output();
+    if (self->meta().storage != y->meta().storage || self->meta().offset != y->meta().offset ||
+        self->meta().strides != y->meta().strides)
+      AOT_RETURN_IF_ERROR(CopyInOrder(self, y));
+    std::vector<Arg> vargs = {Arg::Of(const_cast<Value*>(y))};
+    for (size_t i = 2; i < n->args().size(); ++i) vargs.push_back(n->args()[i]);
+    TensorMeta view = ScatterViewMeta(*n->op().scatter_view, vargs, y->meta());
+    AOT_ASSIGN_OR_RETURN(std::string ps, Ptr(src));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    Flat(step_comment_ + " (view)", view.sizes, [&](const std::vector<std::string>& v) {
+      return "    " + py + "[" + S(view.offset - y->meta().offset) + " + " + Lin(v, view.strides) + "] = " +
+             CCast(ps + "[" + Lin(v, BroadcastStrides(src->meta(), view.sizes)) + "]", y->meta().dtype) + ";\n";
+    });
+    return Status::Ok();
+  }
+
+  Status Arange(const Node* n) {
+    const Value* y = n->output();
+    if (y->meta().sizes.size() != 1) return Unsupported("arange of rank != 1");
+    double start = 0, step = 1;
+    auto num = [&](int i) { const Literal& l = Lit(n, i); return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i); };
+    const std::string& ov = n->op().schema.overload;
+    if (ov == "start" || ov == "start_step") start = num(0);
+    if (ov == "start_step") step = num(2);
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
+      return "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + CCast(FormatDouble(start) + " + (double)" + v[0] + " * " + FormatDouble(step), y->meta().dtype) + ";\n";
+    });
+    return Status::Ok();
+  }
+
+  // Outputs not written in place: inputs or weights returned as they are, a
+  // second output sharing a buffer, a partial view of an arena buffer.
+  Status EmitOutputCopies() {
+    for (size_t k = 0; k < g_.outputs().size(); ++k) {
+      const Value* v = g_.outputs()[k];
+      const std::string here = "c->out[" + S(static_cast<int64_t>(k)) + "]";
+      auto l = loc_.find(v->meta().storage);
+      if (written_outputs_.count(static_cast<int>(k)) && l != loc_.end() && l->second.find(here) != std::string::npos &&
+          v->meta().offset == 0 && v->meta().IsContiguous())
+        continue;
+      BeginStep("output " + S(static_cast<int64_t>(k)) + " <- %" + v->name());
+      AOT_ASSIGN_OR_RETURN(std::string src, Ptr(v));
+      AOT_ASSIGN_OR_RETURN(std::string ct, CType(v->meta().dtype));
+      std::string dst = RawPtr("(uint8_t*)" + here, ct);
+      const std::vector<int64_t> cs = ContiguousStrides(v->meta().sizes);
+      Flat(step_comment_, v->meta().sizes, [&](const std::vector<std::string>& vars) {
+        return "    " + dst + "[" + Lin(vars, cs) + "] = " + src + "[" + Lin(vars, v->meta().strides) + "];\n";
+      });
+      EndStep();
+    }
+    return Status::Ok();
+  }
+
+  // ---- the files ----
+  StatusOr<std::string> InfoArray(const std::string& sym, const std::vector<Value*>& vs, const std::vector<bool>* mutated) {
+    std::ostringstream os;
+    os << "static const aot_tensor_info " << sym << "[" << std::max<size_t>(vs.size(), 1) << "] = {\n";
+    for (size_t k = 0; k < vs.size(); ++k) {
+      const Value* v = vs[k];
+      AOT_ASSIGN_OR_RETURN(std::string dt, AbiDType(v->meta().dtype));
+      if (v->meta().sizes.size() > 8) return Unsupported("tensors of more than 8 dimensions cannot cross the C ABI");
+      os << "  {\"" << v->name() << "\", " << dt << ", " << v->meta().sizes.size() << ", {";
+      for (size_t d = 0; d < v->meta().sizes.size(); ++d) os << (d ? ", " : "") << v->meta().sizes[d];
+      if (v->meta().sizes.empty()) os << "0";
+      os << "}, " << (mutated && (*mutated)[k] ? "AOT_INFO_MUTATED" : "0") << ", 0},\n";
+    }
+    if (vs.empty()) os << "  {\"\", AOT_FLOAT32, 0, {0}, 0, 0},\n";
+    os << "};\n";
+    return os.str();
+  }
+
+  static int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+  StatusOr<GeneratedCuda> Assemble() {
+    const std::string& N = opts_.name;
+    const size_t nin = g_.inputs().size(), nout = g_.outputs().size();
+    const int64_t arena = plan_.arena_bytes();
+    const int64_t wbytes = static_cast<int64_t>(blob_.size());
+    // Staging buffers: one per input and output, for host tensors.
+    std::vector<int64_t> in_bytes, in_off, out_bytes, out_off;
+    int64_t stage = 0;
+    for (const Value* v : g_.inputs()) {
+      in_bytes.push_back(v->meta().numel() * DTypeSize(v->meta().dtype));
+      in_off.push_back(stage);
+      stage = AlignUp(stage + in_bytes.back(), kStageAlign);
+    }
+    for (const Value* v : g_.outputs()) {
+      out_bytes.push_back(v->meta().numel() * DTypeSize(v->meta().dtype));
+      out_off.push_back(stage);
+      stage = AlignUp(stage + out_bytes.back(), kStageAlign);
+    }
+    auto list = [](const std::vector<int64_t>& v) {
+      std::string s;
+      for (int64_t x : v) s += (s.empty() ? "" : ", ") + S(x);
+      return s.empty() ? std::string("0") : s;
+    };
+    GeneratedCuda out;
+    out.arena_bytes = arena;
+    out.weight_bytes = wbytes;
+    out.staging_bytes = stage;
+    out.kernels = kernel_count_;
+    out.gemms = gemms_;
+    if (!opts_.embed_weights) out.weights = blob_;
+
+    std::ostringstream h;
+    h << "/* Generated by atenaot from " << opts_.source_note << ". Do not edit. */\n";
+    h << "#ifndef " << N << "_H_\n#define " << N << "_H_\n\n#include \"atenaot_model.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+    h << "/* The model's table (what aot_compiled_model_entry returns); device AOT_DEVICE_CUDA. */\n";
+    h << "AOT_EXPORT const aot_compiled_model* " << N << "_model(void);\n";
+    h << "/* Bytes of the device arena a run needs (the model allocates its own at open). */\n";
+    h << "AOT_EXPORT size_t " << N << "_arena_bytes(void);\n\n";
+    h << "#ifdef __cplusplus\n}\n#endif\n#endif\n";
+    out.header = h.str();
+
+    std::ostringstream c;
+    c << "/* Generated by atenaot from " << opts_.source_note << ". Do not edit.\n * CUDA: " << kernel_count_ << " kernels, "
+      << gemms_ << " cuBLAS GEMM call sites, device arena " << arena << " bytes (" << plan_.placement.algorithm << "), weights "
+      << wbytes << " bytes, staging " << stage << " bytes. */\n";
+    c << "#include \"" << N << ".h\"\n\n#include <cublas_v2.h>\n#include <cuda_runtime.h>\n#include <math.h>\n#include <stdint.h>\n"
+      << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n";
+    c << kCSupportValidation << kCudaSupportDevice << kCudaSupportHost << "\n";
+    if (opts_.embed_weights && wbytes > 0) {
+      c << "/* The weights the kernels read, uploaded once at open. */\nstatic const unsigned char aot__weights[" << wbytes << "] = {";
+      for (size_t i = 0; i < blob_.size(); ++i) c << (i % 24 == 0 ? "\n  " : "") << static_cast<int>(blob_[i]) << ",";
+      c << "\n};\n\n";
+    }
+    c << "/* What a run's launchers see: device addresses of every tensor. */\n";
+    c << "typedef struct aot__ctx {\n  void* in[" << std::max<size_t>(nin, 1) << "];\n  void* out[" << std::max<size_t>(nout, 1)
+      << "];\n  uint8_t* arena;\n  uint8_t* wts;\n  cudaStream_t stream;\n  cublasHandle_t blas;\n  int sms;\n  char* err;\n  size_t err_len;\n} aot__ctx;\n\n";
+    c << kernels_.str() << steps_.str();
+    c << "static int aot__compute(const aot__ctx* c) {\n  int s = AOT_OK;\n" << calls_.str() << "  (void)c;\n  return s;\n}\n\n";
+    AOT_ASSIGN_OR_RETURN(std::string ins, InfoArray("aot__inputs", g_.inputs(), &mutated_));
+    AOT_ASSIGN_OR_RETURN(std::string outs, InfoArray("aot__outputs", g_.outputs(), nullptr));
+    c << ins << outs;
+    c << "static const size_t aot__in_bytes[] = {" << list(in_bytes) << "}, aot__in_stage[] = {" << list(in_off) << "};\n";
+    c << "static const size_t aot__out_bytes[] = {" << list(out_bytes) << "}, aot__out_stage[] = {" << list(out_off) << "};\n\n";
+    const int nkey = static_cast<int>(std::max<size_t>(nin, 1) + std::max<size_t>(nout, 1) + 2);
+    c << "typedef struct aot__state {\n  uint8_t* arena;  /* " << arena << " bytes */\n  uint8_t* wts;    /* " << wbytes
+      << " bytes */\n  uint8_t* stage;  /* " << stage << " bytes */\n  void* blas_ws;\n  cudaStream_t stream;\n  cublasHandle_t blas;\n"
+      << "  int sms;\n  int cuda_graph;\n  cudaGraphExec_t graph;\n  void* key[" << nkey << "]; /* what the graph was captured with */\n} aot__state;\n\n";
+    // close
+    c << "static void aot__close(void* state) {\n  aot__state* s = (aot__state*)state;\n  if (!s) return;\n"
+      << "  if (s->graph) (void)cudaGraphExecDestroy(s->graph);\n  if (s->blas) (void)cublasDestroy(s->blas);\n"
+      << "  if (s->stream) (void)cudaStreamDestroy(s->stream);\n  (void)cudaFree(s->arena);\n  (void)cudaFree(s->wts);\n"
+      << "  (void)cudaFree(s->stage);\n  (void)cudaFree(s->blas_ws);\n  free(s);\n}\n\n";
+    // open
+    c << "#define AOT__OPEN_CK(expr, what)                                         \\\n"
+      << "  do {                                                                   \\\n"
+      << "    cudaError_t aot__e = (expr);                                         \\\n"
+      << "    if (aot__e != cudaSuccess) {                                         \\\n"
+      << "      aot__close(s);                                                     \\\n"
+      << "      return aot__cuda_fail(err, err_len, (what), aot__e);               \\\n"
+      << "    }                                                                    \\\n"
+      << "  } while (0)\n\n";
+    c << "static aot_status aot__open(const void* weights, void** state, char* err, size_t err_len) {\n";
+    c << "  if (!state) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"the state pointer\", \"is NULL\");\n  *state = NULL;\n";
+    if (!opts_.embed_weights && wbytes > 0)
+      c << "  if (!weights) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"weights\", \"are NULL (this model keeps them in " << N
+        << ".weights)\");\n";
+    c << "  aot__state* s = (aot__state*)calloc(1, sizeof(aot__state));\n"
+      << "  if (!s) return aot__fail(err, err_len, AOT_ERR_OUT_OF_MEMORY, \"the model state\", \"could not be allocated\");\n"
+      << "  int dev = 0;\n  AOT__OPEN_CK(cudaGetDevice(&dev), \"cudaGetDevice\");\n"
+      << "  AOT__OPEN_CK(cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, dev), \"cudaDeviceGetAttribute\");\n"
+      << "  AOT__OPEN_CK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), \"creating the model's stream\");\n";
+    if (arena > 0) c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->arena, " << arena << "), \"allocating the device arena\");\n";
+    if (stage > 0) c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->stage, " << stage << "), \"allocating staging buffers\");\n";
+    if (wbytes > 0) {
+      c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->wts, " << wbytes << "), \"allocating device weights\");\n";
+      c << "  AOT__OPEN_CK(cudaMemcpy(s->wts, " << (opts_.embed_weights ? "aot__weights" : "weights") << ", " << wbytes
+        << ", cudaMemcpyHostToDevice), \"uploading the weights\");\n";
+    }
+    if (opts_.embed_weights || wbytes == 0) c << "  (void)weights;\n";
+    if (uses_blas_) {
+      c << "  AOT__OPEN_CK(cudaMalloc(&s->blas_ws, " << kBlasWorkspace << "), \"allocating the cuBLAS workspace\");\n";
+      c << "  {\n    cublasStatus_t b = cublasCreate(&s->blas);\n    if (b != CUBLAS_STATUS_SUCCESS) {\n      s->blas = NULL;\n"
+        << "      aot__close(s);\n      return aot__blas_fail(err, err_len, \"cublasCreate\", b);\n    }\n  }\n";
+    }
+    c << "  *state = s;\n  return AOT_OK;\n}\n\n";
+    // set_option
+    c << "static aot_status aot__set_option(void* state, const char* key, int64_t value, char* err, size_t err_len) {\n"
+      << "  aot__state* s = (aot__state*)state;\n"
+      << "  if (!s || !key) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"the model state or option key\", \"is NULL\");\n"
+      << "  if (strcmp(key, \"cuda_graph\") != 0)\n"
+      << "    return aot__fail_at(err, err_len, AOT_ERR_BAD_OPTION, \"unknown option\", -1, key, \"(CUDA models have: cuda_graph)\");\n"
+      << "  if (value != 0 && value != 1) return aot__fail(err, err_len, AOT_ERR_BAD_OPTION, \"option cuda_graph\", \"takes 0 or 1\");\n"
+      << "  s->cuda_graph = (int)value;\n"
+      << "  if (!value && s->graph) {\n    (void)cudaGraphExecDestroy(s->graph);\n    s->graph = NULL;\n  }\n  return AOT_OK;\n}\n\n";
+    // graph run
+    c << "/* Replays the captured graph while the addresses and stream are those it\n * was captured with; captures again otherwise. */\n";
+    c << "static int aot__graph_run(aot__state* s, const aot__ctx* c) {\n  void* key[" << nkey << "] = {0};\n  int k = 0;\n";
+    if (nin) c << "  for (int i = 0; i < " << nin << "; ++i) key[k++] = c->in[i];\n";
+    if (nout) c << "  for (int i = 0; i < " << nout << "; ++i) key[k++] = c->out[i];\n";
+    c << "  key[k++] = c->arena;\n  key[k++] = (void*)c->stream;\n"
+      << "  if (s->graph && memcmp(key, s->key, sizeof(key)) == 0) {\n"
+      << "    AOT__CK(cudaGraphLaunch(s->graph, c->stream), \"launching the CUDA graph\");\n    return AOT_OK;\n  }\n"
+      << "  if (s->graph) {\n    (void)cudaGraphExecDestroy(s->graph);\n    s->graph = NULL;\n  }\n"
+      << "  AOT__CK(cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal), \"beginning CUDA graph capture\");\n"
+      << "  const int st = aot__compute(c);\n  cudaGraph_t g = NULL;\n  const cudaError_t e = cudaStreamEndCapture(c->stream, &g);\n"
+      << "  if (st != AOT_OK) {\n    if (g) (void)cudaGraphDestroy(g);\n    return st;\n  }\n"
+      << "  AOT__CK(e, \"ending CUDA graph capture\");\n"
+      << "  const cudaError_t ie = cudaGraphInstantiate(&s->graph, g, 0);\n  (void)cudaGraphDestroy(g);\n"
+      << "  if (ie != cudaSuccess) s->graph = NULL;\n  AOT__CK(ie, \"instantiating the CUDA graph\");\n"
+      << "  memcpy(s->key, key, sizeof(key));\n"
+      << "  AOT__CK(cudaGraphLaunch(s->graph, c->stream), \"launching the CUDA graph\");\n  return AOT_OK;\n}\n\n";
+    // run
+    c << "static aot_status aot__run(void* state, const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs,\n"
+      << "                         size_t num_outputs, void* arena, size_t arena_bytes, const void* weights, void* stream,\n"
+      << "                         char* err, size_t err_len) {\n"
+      << "  aot__state* s = (aot__state*)state;\n  (void)weights;\n"
+      << "  if (!s) return aot__fail(err, err_len, AOT_ERR_INTERNAL, \"the model\", \"has no state (open was not called)\");\n"
+      << "  void* const use_arena = arena ? arena : (void*)s->arena;\n"
+      << "  const size_t use_bytes = arena ? arena_bytes : (size_t)" << arena << ";\n"
+      << "  int st = aot__validate(inputs, num_inputs, aot__inputs, " << nin << ", outputs, num_outputs, aot__outputs, " << nout
+      << ", use_arena, use_bytes, " << arena << ", AOT_DEVICE_CUDA, err, err_len);\n  if (st) return st;\n";
+    if (arena > 0)
+      c << "  if (arena && aot__is_device_ptr(arena) != 1)\n"
+        << "    return aot__fail(err, err_len, AOT_ERR_BAD_DEVICE, \"the arena\", \"is not CUDA device memory (a CUDA model's arena is on the device)\");\n";
+    if (nin)
+      c << "  for (size_t i = 0; i < " << nin << "; ++i)\n"
+        << "    if ((st = aot__check_residence(&inputs[i], i, \"input\", aot__inputs[i].name, err, err_len)) != AOT_OK) return st;\n";
+    if (nout)
+      c << "  for (size_t i = 0; i < " << nout << "; ++i)\n"
+        << "    if ((st = aot__check_residence(&outputs[i], i, \"output\", aot__outputs[i].name, err, err_len)) != AOT_OK) return st;\n";
+    c << "  aot__ctx cx;\n  memset(&cx, 0, sizeof(cx));\n  cx.arena = (uint8_t*)use_arena;\n  cx.wts = s->wts;\n"
+      << "  cx.stream = stream ? (cudaStream_t)stream : s->stream;\n  cx.blas = s->blas;\n  cx.sms = s->sms;\n  cx.err = err;\n"
+      << "  cx.err_len = err_len;\n  const aot__ctx* c = &cx;\n  int host = 0;\n";
+    if (nin)
+      c << "  for (size_t i = 0; i < " << nin << "; ++i) {\n"
+        << "    if (inputs[i].device == AOT_DEVICE_CUDA) { cx.in[i] = inputs[i].data; continue; }\n"
+        << "    host = 1;\n    cx.in[i] = s->stage + aot__in_stage[i];\n"
+        << "    if (aot__in_bytes[i])\n      AOT__CK(cudaMemcpyAsync(cx.in[i], inputs[i].data, aot__in_bytes[i], cudaMemcpyHostToDevice, cx.stream),\n"
+        << "              \"copying a host input to the device\");\n  }\n";
+    if (nout)
+      c << "  for (size_t i = 0; i < " << nout << "; ++i) {\n"
+        << "    if (outputs[i].device == AOT_DEVICE_CUDA) { cx.out[i] = outputs[i].data; continue; }\n"
+        << "    host = 1;\n    cx.out[i] = s->stage + aot__out_stage[i];\n  }\n";
+    if (uses_blas_)
+      c << "  AOT__BLAS(cublasSetStream(s->blas, cx.stream), \"cublasSetStream\");\n"
+        << "  AOT__BLAS(cublasSetWorkspace(s->blas, s->blas_ws, " << kBlasWorkspace << "), \"cublasSetWorkspace\");\n";
+    c << "  st = s->cuda_graph ? aot__graph_run(s, c) : aot__compute(c);\n  if (st) return st;\n";
+    if (nout)
+      c << "  for (size_t i = 0; i < " << nout << "; ++i)\n"
+        << "    if (outputs[i].device != AOT_DEVICE_CUDA && aot__out_bytes[i])\n"
+        << "      AOT__CK(cudaMemcpyAsync(outputs[i].data, cx.out[i], aot__out_bytes[i], cudaMemcpyDeviceToHost, cx.stream),\n"
+        << "              \"copying an output to the host\");\n";
+    if (nin && std::find(mutated_.begin(), mutated_.end(), true) != mutated_.end())
+      c << "  for (size_t i = 0; i < " << nin << "; ++i)\n"
+        << "    if (inputs[i].device != AOT_DEVICE_CUDA && (aot__inputs[i].flags & AOT_INFO_MUTATED) && aot__in_bytes[i])\n"
+        << "      AOT__CK(cudaMemcpyAsync(inputs[i].data, cx.in[i], aot__in_bytes[i], cudaMemcpyDeviceToHost, cx.stream),\n"
+        << "              \"copying an updated input back to the host\");\n";
+    c << "  if (host || !stream) AOT__CK(cudaStreamSynchronize(cx.stream), \"running the model\");\n  return AOT_OK;\n}\n\n";
+    c << "static const aot_compiled_model aot__model = {ATENAOT_ABI_VERSION, \"" << N << "\", AOT_DEVICE_CUDA, 0, " << nin << ", " << nout
+      << ", aot__inputs, aot__outputs, " << arena << ", " << (opts_.embed_weights ? 0 : wbytes)
+      << ", aot__open, aot__close, aot__run, aot__set_option};\n\n";
+    c << "extern \"C\" {\nconst aot_compiled_model* " << N << "_model(void) { return &aot__model; }\n";
+    c << "size_t " << N << "_arena_bytes(void) { return " << arena << "; }\n";
+    c << "/* What the loader (aot_model_open) looks up. */\n"
+      << "AOT_EXPORT const aot_compiled_model* aot_compiled_model_entry(void) { return &aot__model; }\n}\n";
+    out.source = c.str();
+    return out;
+  }
+
+  const Graph& g_;
+  const MemoryPlan& plan_;
+  CudaCodegenOptions opts_;
+  std::unordered_set<const Value*> fused_;
+  std::unordered_map<int64_t, std::string> loc_;
+  std::unordered_map<int64_t, const Value*> pending_weights_;
+  std::unordered_set<int> written_outputs_;
+  std::vector<bool> mutated_;
+  std::vector<uint8_t> blob_;
+  std::ostringstream kernels_, steps_, calls_, host_;
+  std::string step_comment_;
+  std::vector<std::pair<std::string, std::string>> ptrs_;  // name, element type
+  std::unordered_map<const Value*, std::string> ptr_names_;
+  std::unordered_map<const Value*, std::string> load_expr_;
+  std::vector<std::string> unsupported_;
+  int64_t extent_ = 0;
+  int step_launches_ = 0;
+  int step_count_ = 0;
+  int kernel_count_ = 0;
+  int gemms_ = 0;
+  bool uses_blas_ = false;
+};
+
+}  // namespace
+
+StatusOr<GeneratedCuda> GenerateCuda(const Graph& g, const MemoryPlan& plan, const CudaCodegenOptions& opts) {
+  return CudaEmitter(g, plan, opts).Run();
+}
+
+}  // namespace atenaot

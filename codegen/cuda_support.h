@@ -1,0 +1,15 @@
+// CUDA source that every generated .cu carries: device helpers the kernels
+// call (block reductions, the integer/float helpers the elementwise table
+// names) and the host-side error reporting of the model's open/run/close.
+#pragma once
+
+namespace atenaot {
+
+// Device helpers. Needs <cuda_runtime.h>, <math.h>, <stdint.h>.
+extern const char kCudaSupportDevice[];
+// Host helpers: CUDA/cuBLAS error messages, launch sizes, pointer checks.
+// Needs "atenaot.h", <cublas_v2.h>, <stdio.h>, and kCSupportValidation
+// (aot__fail_at) before it.
+extern const char kCudaSupportHost[];
+
+}  // namespace atenaot
