@@ -121,8 +121,30 @@ class Interpreter {
     return *h;
   }
 
+  // aten::copy, copy_'s functional twin (what functionalize emits), returns
+  // new memory laid out like self, as PyTorch >= 2.0 defines it. LibTorch
+  // 1.13's composite returns src.to(self): src itself when dtype and shape
+  // match (bug C1), and src's or a contiguous layout otherwise (F4).
+  StatusOr<at::Tensor> RunCopy(const Node* n) {
+    if (!n->input(0) || !n->input(1) || n->args()[2].kind != Arg::Kind::kLiteral)
+      return InvalidArgument("aten::copy expects (Tensor, Tensor, bool)");
+    const at::Tensor& self = env_.at(n->input(0));
+    at::Tensor r = at::empty_like(self, at::MemoryFormat::Preserve);
+    try {
+      r.copy_(env_.at(n->input(1)), n->args()[2].literal.b);
+    } catch (const std::exception& e) {
+      std::string what = e.what();
+      return InvalidArgument("LibTorch failed: " + what.substr(0, what.find('\n')));
+    }
+    return r;
+  }
+
   Status RunNode(const Node* n) {
     const OpInfo& op = n->op();
+    if (op.qualified_name == "aten::copy") {
+      AOT_ASSIGN_OR_RETURN(at::Tensor r, RunCopy(n));
+      return SetResults(n, {r});
+    }
     AOT_ASSIGN_OR_RETURN(c10::OperatorHandle h, Handle(op));
     torch::jit::Stack stack;
     for (size_t i = 0; i < n->args().size(); ++i) {
@@ -166,6 +188,10 @@ class Interpreter {
       if (stack.size() != n->outputs().size()) return Internal("result count differs from the graph");
       for (const c10::IValue& v : stack) results.push_back(v.toTensor());
     }
+    return SetResults(n, std::move(results));
+  }
+
+  Status SetResults(const Node* n, std::vector<at::Tensor> results) {
     for (size_t k = 0; k < results.size(); ++k) {
       // The IR's types are a contract: a result of another dtype or shape
       // means the graph (or a pass that rewrote it) is wrong.

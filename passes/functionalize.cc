@@ -157,7 +157,7 @@ class Functionalizer {
         {&transpose_, "aten::transpose.int"},   {&transpose_copy_, "aten::transpose_copy.int"},
         {&permute_, "aten::permute"},           {&permute_copy_, "aten::permute_copy"},
         {&expand_copy_, "aten::expand_copy"},   {&copy_, "aten::copy_"},
-        {&clone_, "aten::clone"},
+        {&clone_, "aten::clone"},               {&copy_twin_, "aten::copy"},
     };
     for (const Want& w : wants) {
       *w.slot = ops_.Find(w.name);
@@ -253,23 +253,50 @@ class Functionalizer {
     return out;
   }
 
+  // The view with metadata `m` (offset and strides absolute in the root's
+  // storage) taken from the root's current value.
   StatusOr<Value*> AsStridedOfRoot(Value* root, const TensorMeta& m, bool copy) {
-    AOT_RETURN_IF_ERROR(CheckRootLayout(root));
     AOT_ASSIGN_OR_RETURN(Value* cur, Current(root));
+    int64_t offset = m.offset;
+    if (cur != root) {
+      // A new value holds the root's elements from offset 0, laid out like
+      // the root: only views inside a contiguous root can be rebuilt on it.
+      AOT_RETURN_IF_ERROR(CheckRootLayout(root, /*for_write=*/false));
+      AOT_RETURN_IF_ERROR(CheckInsideRoot(root, m));
+      offset -= root->meta().offset;
+    }
     Node* n = Emit(copy ? as_strided_copy_ : as_strided_,
                    {Arg::Of(cur), Arg::Of(Literal::IntList(m.sizes)), Arg::Of(Literal::IntList(m.strides)),
-                    Arg::Of(Literal::Int(m.offset))});
+                    Arg::Of(Literal::Int(offset))});
     TensorMeta om = m;
     om.storage = copy ? g_.NewStorageId() : cur->meta().storage;
+    om.offset = offset;
     if (copy) { om.strides = ContiguousStrides(om.sizes); om.offset = 0; }
     return NewValue(n, 0, om);
   }
 
-  Status CheckRootLayout(Value* root) {
+  // Writes scatter into a clone of the root (offset 0), so they need the root
+  // contiguous from offset 0; reads need it contiguous.
+  Status CheckRootLayout(Value* root, bool for_write) {
     const TensorMeta& m = root->meta();
-    if (m.offset != 0 || !m.IsContiguous())
-      return Unsupported("a view atenaot has no inverse for needs its base %" + root->name() +
-                         " to be contiguous from offset 0");
+    if ((for_write && m.offset != 0) || !m.IsContiguous())
+      return Unsupported("a view atenaot has no inverse for needs its base %" + root->name() + " to be contiguous" +
+                         (for_write ? " from offset 0" : ""));
+    return Status::Ok();
+  }
+
+  // Every element of the view `m` lies among the root's elements (a contiguous root).
+  Status CheckInsideRoot(Value* root, const TensorMeta& m) {
+    if (m.numel() == 0) return Status::Ok();
+    int64_t lo = m.offset, hi = m.offset;
+    for (size_t i = 0; i < m.sizes.size(); ++i) {
+      const int64_t d = (m.sizes[i] - 1) * m.strides[i];
+      (d < 0 ? lo : hi) += d;
+    }
+    const TensorMeta& rm = root->meta();
+    if (lo < rm.offset || hi >= rm.offset + rm.numel())
+      return Unsupported("an as_strided view reaches memory outside its base %" + root->name() +
+                         " (" + m.ToString() + " of " + rm.ToString() + ")");
     return Status::Ok();
   }
 
@@ -304,6 +331,8 @@ class Functionalizer {
       case ViewKind::kOther:
         if (!st.op || copy) return AsStridedOfRoot(root, want, copy);
         break;
+      case ViewKind::kAsStrided:  // its offset is absolute: a view of the root
+        return AsStridedOfRoot(root, want, copy);
       default:
         if (copy) {
           if (st.op->view_copy && st.single_output) {
@@ -366,7 +395,9 @@ class Functionalizer {
     auto reshaped = [&](const OpInfo* op, std::vector<Arg> args) {
       TensorMeta rm = m;
       rm.storage = val->meta().storage;
-      rm.strides = ContiguousStrides(rm.sizes);
+      // val is laid out like the view, so viewing it back gives the parent's
+      // layout when that is dense; the *_copy ops return contiguous tensors.
+      rm.strides = !copy && DenseNonOverlapping(parent_meta) ? parent_meta.strides : ContiguousStrides(rm.sizes);
       rm.offset = 0;
       if (copy) rm.storage = g_.NewStorageId();
       return NewValue(Emit(op, std::move(args)), 0, rm);
@@ -391,15 +422,14 @@ class Functionalizer {
         return scattered(slice_scatter_, {Arg::Of(parent), Arg::Of(val), Arg::Of(Literal::Int(st.dim)),
                                           Arg::Of(Literal::Int(st.start)), Arg::Of(Literal::Int(st.end)),
                                           Arg::Of(Literal::Int(st.slice_step))});
-      case ViewKind::kDiagonal:
-      case ViewKind::kAsStrided: {
+      case ViewKind::kDiagonal: {
         std::vector<Arg> args = {Arg::Of(parent), Arg::Of(val)};
         for (size_t i = 1; i < st.args.size(); ++i) args.push_back(st.args[i]);
-        if (st.kind == ViewKind::kAsStrided) AOT_RETURN_IF_ERROR(CheckRootLayout(root));
         return scattered(st.op->scatter, std::move(args));
       }
       case ViewKind::kExpand:
         return Unsupported("a write reaches memory through an expand: the written elements overlap");
+      case ViewKind::kAsStrided:  // WriteBack scatters into the root
       case ViewKind::kOther:
         break;
     }
@@ -422,11 +452,12 @@ class Functionalizer {
     while (recs_.at(cur).parent) {
       AliasRec r = recs_.at(cur);
       const ViewStep& st = steps_[static_cast<size_t>(r.step)];
-      if (st.kind == ViewKind::kOther) {
-        // No inverse known: scatter straight into the root.
-        AOT_RETURN_IF_ERROR(CheckRootLayout(r.root));
-        AOT_ASSIGN_OR_RETURN(Value* rootcur, Current(r.root));
+      if (st.kind == ViewKind::kOther || st.kind == ViewKind::kAsStrided) {
+        // No inverse known, or as_strided (absolute offsets): scatter straight into the root.
+        AOT_RETURN_IF_ERROR(CheckRootLayout(r.root, /*for_write=*/true));
         const TensorMeta& m = cur->meta();
+        AOT_RETURN_IF_ERROR(CheckInsideRoot(r.root, m));
+        AOT_ASSIGN_OR_RETURN(Value* rootcur, Current(r.root));
         TensorMeta sm = r.root->meta();
         sm.storage = g_.NewStorageId();
         Node* n = Emit(as_strided_scatter_, {Arg::Of(rootcur), Arg::Of(val), Arg::Of(Literal::IntList(m.sizes)),
@@ -541,11 +572,15 @@ class Functionalizer {
       step_ids.push_back(static_cast<int>(steps_.size()) - 1);
       AliasRec& r = recs_[n->output(k)];
       r.root = parent_rec.root;
-      r.parent = in;
+      // as_strided's offset and strides are absolute in the storage: whatever
+      // its argument, it is a view of the root.
+      r.parent = steps_.back().kind == ViewKind::kAsStrided ? parent_rec.root : in;
       r.step = step_ids.back();
     }
     const int64_t version = roots_[parent_rec.root].version;
-    if (!opts_.remove_views) {
+    AOT_ASSIGN_OR_RETURN(Value* root_now, Current(parent_rec.root));
+    const bool rebuild_as_strided = steps_.back().kind == ViewKind::kAsStrided && root_now != parent_rec.root;
+    if (!opts_.remove_views && !rebuild_as_strided) {
       // Keep the node, reading the current parent.
       if (p != n->input(j)) g_.SetArg(n, j, Arg::Of(p));
       for (int i = 0; i < static_cast<int>(n->args().size()); ++i) {
@@ -571,6 +606,10 @@ class Functionalizer {
     doomed_.push_back(n);
     return Status::Ok();
   }
+
+  // Functional twins that return a contiguous tensor whatever self's layout
+  // (the others lay their result out like self, as TensorIterator does).
+  static bool ContiguousResult(const OpInfo& twin) { return twin.schema.name == "masked_fill"; }
 
   // The dtype ATen gives result k of the functional twin of in-place/out= node n.
   DType TwinDType(const Node* n, const OpInfo& twin, DType target) {
@@ -658,13 +697,45 @@ class Functionalizer {
       Value* target = Canonical(n->input(out_args[k]));
       if (!target) return Unsupported("a written argument is not a tensor value");
       const TensorMeta& tm = target->meta();
-      DType twin_dtype = op.kind == OpKind::kInplace ? TwinDType(n, *twin, tm.dtype) : tm.dtype;
+      DType twin_dtype = TwinDType(n, *twin, tm.dtype);
+      // The new value must be laid out like the target's current value (a
+      // dense one; else contiguous): the inverse views and the views rebuilt
+      // from the base rely on it.
+      AOT_ASSIGN_OR_RETURN(Value* target_now, Current(target));
+      const TensorMeta& now = target_now->meta();
       TensorMeta fm = tm;
       fm.dtype = twin_dtype;
       fm.offset = 0;
-      if (!DenseNonOverlapping(tm)) fm.strides = ContiguousStrides(tm.sizes);
+      fm.strides = DenseNonOverlapping(now) ? now.strides : ContiguousStrides(tm.sizes);
       fm.storage = g_.NewStorageId();
+      if (op.kind == OpKind::kOut) {
+        // The twin computes in the promoted dtype and lays its result out
+        // like its operands; out= then writes it into the out tensor, casting:
+        // copy(out, result) does both.
+        if (n->output(static_cast<int>(k))->meta().sizes != tm.sizes)
+          return Unsupported("op " + op.qualified_name + " resizes its out argument (" + tm.ToString() + " -> " +
+                             n->output(static_cast<int>(k))->meta().ToString() + ")");
+        TensorMeta rm = fm;
+        rm.strides = ContiguousStrides(rm.sizes);
+        Value* r = NewValue(f, static_cast<int>(k), rm);
+        Node* c = Emit(copy_twin_, {Arg::Of(target_now), Arg::Of(r), Arg::Of(Literal::Bool(false))});
+        TensorMeta cm = fm;
+        cm.dtype = tm.dtype;
+        cm.storage = g_.NewStorageId();
+        AOT_RETURN_IF_ERROR(WriteBack(target, NewValue(c, 0, cm)));
+        alias_of_[n->output(static_cast<int>(k))] = target;
+        continue;
+      }
       Value* val = NewValue(f, static_cast<int>(k), fm);
+      if (ContiguousResult(*twin) && !fm.IsContiguous()) {
+        // masked_fill returns a contiguous tensor whatever self's layout:
+        // copy it into the target's layout.
+        val->mutable_meta().strides = ContiguousStrides(tm.sizes);
+        Node* c = Emit(copy_twin_, {Arg::Of(target_now), Arg::Of(val), Arg::Of(Literal::Bool(false))});
+        TensorMeta cm = fm;
+        cm.storage = g_.NewStorageId();
+        val = NewValue(c, 0, cm);
+      }
       if (twin_dtype != tm.dtype) {
         Node* c = Emit(to_copy_, {Arg::Of(val), Arg::Of(Literal::Int(AtenScalarTypeCode(tm.dtype))),
                                   Arg::Of(Literal::None()), Arg::Of(Literal::None()), Arg::Of(Literal::None()),
@@ -734,7 +805,7 @@ class Functionalizer {
                *select_scatter_ = nullptr, *as_strided_ = nullptr, *as_strided_copy_ = nullptr,
                *as_strided_scatter_ = nullptr, *transpose_ = nullptr, *transpose_copy_ = nullptr,
                *permute_ = nullptr, *permute_copy_ = nullptr, *expand_copy_ = nullptr, *copy_ = nullptr,
-               *clone_ = nullptr;
+               *clone_ = nullptr, *copy_twin_ = nullptr;
 };
 
 }  // namespace
