@@ -15,16 +15,16 @@ repository root with Debian's python (it has torch 1.13):
     /usr/bin/python3 examples/make_examples.py [OUTPUT_DIR]
 
 OUTPUT_DIR defaults to the directory holding this script. Like
-tests/fixtures/make_fixtures.py, the script compiles itself as
-"make_examples.py" and runs in a fresh thread, so the Python call stacks the
-tracer records in model.pt do not contain the checkout path.
+tests/fixtures/make_fixtures.py, it runs through tools/pinned_run.py (fixed
+file name, fresh thread), so the Python call stacks the tracer records in
+model.pt do not contain the checkout path.
 """
 
 import math
 import os
 import shutil
 import sys
-import threading
+# (no line above _thread_main may move: tools/pinned_run.py)
 
 import numpy as np
 import torch
@@ -222,23 +222,9 @@ def _thread_main(argv, errors):
         errors.append(e)
 
 
-def _run_pinned(argv):
-    """Run main() on this file's code compiled as "make_examples.py", in a
-    fresh thread. The tracer stores the whole Python call stack (file paths
-    included) in model.pt's debug info; this keeps the archives independent
-    of where the checkout lives."""
-    path = os.path.abspath(__file__)
-    with open(path) as f:
-        code = compile(f.read(), "make_examples.py", "exec")
-    ns = {"__name__": "make_examples", "__file__": path}
-    exec(code, ns)
-    errors = []
-    t = threading.Thread(target=ns["_thread_main"], args=(argv, errors))
-    t.start()
-    t.join()
-    if errors:
-        raise errors[0]
-
-
 if __name__ == "__main__":
-    _run_pinned(sys.argv)
+    # tools/pinned_run.py: fixed file name, fresh thread (see there).
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "tools"))
+    from pinned_run import run_pinned
+    run_pinned(__file__, sys.argv)
