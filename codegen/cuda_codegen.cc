@@ -1135,12 +1135,12 @@ class CudaEmitter {
     c << "static const size_t aot__out_bytes[] = {" << list(out_bytes) << "}, aot__out_stage[] = {" << list(out_off) << "};\n\n";
     const int nkey = static_cast<int>(std::max<size_t>(nin, 1) + std::max<size_t>(nout, 1) + 2);
     c << "typedef struct aot__state {\n  uint8_t* arena;  /* " << arena << " bytes */\n  uint8_t* wts;    /* " << wbytes
-      << " bytes */\n  uint8_t* stage;  /* " << stage << " bytes */\n  void* blas_ws;\n  cudaStream_t stream;\n  cublasHandle_t blas;\n"
+      << " bytes */\n  uint8_t* stage;  /* " << stage << " bytes */\n  void* blas_ws;\n  cudaStream_t stream;\n  cudaEvent_t ready; /* orders the own stream after the legacy default stream */\n  cublasHandle_t blas;\n"
       << "  int sms;\n  int cuda_graph;\n  cudaGraphExec_t graph;\n  void* key[" << nkey << "]; /* what the graph was captured with */\n} aot__state;\n\n";
     // close
     c << "static void aot__close(void* state) {\n  aot__state* s = (aot__state*)state;\n  if (!s) return;\n"
       << "  if (s->graph) (void)cudaGraphExecDestroy(s->graph);\n  if (s->blas) (void)cublasDestroy(s->blas);\n"
-      << "  if (s->stream) (void)cudaStreamDestroy(s->stream);\n  (void)cudaFree(s->arena);\n  (void)cudaFree(s->wts);\n"
+      << "  if (s->ready) (void)cudaEventDestroy(s->ready);\n  if (s->stream) (void)cudaStreamDestroy(s->stream);\n  (void)cudaFree(s->arena);\n  (void)cudaFree(s->wts);\n"
       << "  (void)cudaFree(s->stage);\n  (void)cudaFree(s->blas_ws);\n  free(s);\n}\n\n";
     // open
     c << "#define AOT__OPEN_CK(expr, what)                                         \\\n"
@@ -1160,7 +1160,8 @@ class CudaEmitter {
       << "  if (!s) return aot__fail(err, err_len, AOT_ERR_OUT_OF_MEMORY, \"the model state\", \"could not be allocated\");\n"
       << "  int dev = 0;\n  AOT__OPEN_CK(cudaGetDevice(&dev), \"cudaGetDevice\");\n"
       << "  AOT__OPEN_CK(cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, dev), \"cudaDeviceGetAttribute\");\n"
-      << "  AOT__OPEN_CK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), \"creating the model's stream\");\n";
+      << "  AOT__OPEN_CK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), \"creating the model's stream\");\n"
+    << "  AOT__OPEN_CK(cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming), \"creating an event\");\n";
     if (arena > 0) c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->arena, " << arena << "), \"allocating the device arena\");\n";
     if (stage > 0) c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->stage, " << stage << "), \"allocating staging buffers\");\n";
     if (wbytes > 0) {
@@ -1223,6 +1224,10 @@ class CudaEmitter {
     c << "  aot__ctx cx;\n  memset(&cx, 0, sizeof(cx));\n  cx.arena = (uint8_t*)use_arena;\n  cx.wts = s->wts;\n"
       << "  cx.stream = stream ? (cudaStream_t)stream : s->stream;\n  cx.blas = s->blas;\n  cx.sms = s->sms;\n  cx.err = err;\n"
       << "  cx.err_len = err_len;\n  const aot__ctx* c = &cx;\n  int host = 0;\n";
+    // On the model's own (non-blocking) stream, first wait for work the
+    // caller queued on the legacy default stream (e.g. writing an input).
+    c << "  if (!stream) {\n    AOT__CK(cudaEventRecord(s->ready, cudaStreamLegacy), \"ordering after the default stream\");\n"
+      << "    AOT__CK(cudaStreamWaitEvent(s->stream, s->ready, 0), \"ordering after the default stream\");\n  }\n";
     if (nin)
       c << "  for (size_t i = 0; i < " << nin << "; ++i) {\n"
         << "    if (inputs[i].device == AOT_DEVICE_CUDA) { cx.in[i] = inputs[i].data; continue; }\n"

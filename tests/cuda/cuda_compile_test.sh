@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# CUDA codegen in CI (no GPU needed): every example model and every fixture
-# is compiled with `atenaot compile --target cuda --emit-only`, and each
+# CUDA codegen in CI (no GPU needed): every example model, every fixture and
+# tests/cuda/ops (IR text: kernels the others do not reach) is compiled with `atenaot compile --target cuda --emit-only`, and each
 # emitted NAME.cu must then compile with nvcc with every warning an error
 # (-Werror all-warnings, host -Wall -Wextra -Werror), for sm_90 with its PTX.
 # Fixtures listed in UNSUPPORTED use ops the CUDA backend does not lower; for
@@ -19,7 +19,7 @@ xml="${XML_OUTPUT_FILE:-$tmp/test.xml}"
 export UNSUPPORTED="multi_output:aten::topk"
 
 models=()
-for m in examples/*/model.pt tests/fixtures/*/model.pt; do models+=("$(dirname "$m")"); done
+for m in examples/*/model.pt tests/fixtures/*/model.pt tests/cuda/*/model.ir; do models+=("$(dirname "$m")"); done
 if [ "${#models[@]}" -lt 10 ]; then
   echo "found only ${#models[@]} models under examples/ and tests/fixtures/ (runfiles missing?)" >&2
   exit 1
@@ -61,7 +61,9 @@ one() {  # one MODEL_DIR: emit, then nvcc
   local ins
   ins="$(ls "$m"/input_*.npy | sort -V | tr '\n' ' ')"
   # shellcheck disable=SC2086
-  "$bin" compile "$m/model.pt" --inputs $ins -o "$out" --name "$name" --target cuda --emit-only > "$res/$id.log" 2>&1
+  local model="$m/model.pt"
+  [ -f "$model" ] || model="$m/model.ir"
+  "$bin" compile "$model" --inputs $ins -o "$out" --name "$name" --target cuda --emit-only > "$res/$id.log" 2>&1
   local rc=$?
   local want=""
   for u in $UNSUPPORTED; do [ "$m" = "tests/fixtures/${u%%:*}" ] && want="${u#*:}"; done
