@@ -103,6 +103,25 @@ bool DenseNonOverlapping(const TensorMeta& m) {
   return !m.HasInternalOverlap() && m.SpanBytes() == m.numel() * DTypeSize(m.dtype);
 }
 
+// Dense strides that order the dimensions as m's strides do: the layout
+// LibTorch 1.13 gives a copy of a tensor laid out like m (clone and
+// empty_like keep the order, so do the *_copy ops and TensorIterator results).
+std::vector<int64_t> DenseLike(const TensorMeta& m) {
+  if (DenseNonOverlapping(m)) return m.strides;
+  if (m.HasInternalOverlap()) return ContiguousStrides(m.sizes);
+  std::vector<size_t> order(m.sizes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return std::abs(m.strides[a]) > std::abs(m.strides[b]); });
+  std::vector<int64_t> st(m.sizes.size());
+  int64_t s = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    st[order[i]] = s;
+    s *= std::max<int64_t>(m.sizes[order[i]], 1);
+  }
+  return st;
+}
+
 class Functionalizer {
  public:
   Functionalizer(Graph& g, const OpTable& ops, const FunctionalizeOptions& opts) : g_(g), ops_(ops), opts_(opts) {}
@@ -264,6 +283,13 @@ class Functionalizer {
       AOT_RETURN_IF_ERROR(CheckRootLayout(root, /*for_write=*/false));
       AOT_RETURN_IF_ERROR(CheckInsideRoot(root, m));
       offset -= root->meta().offset;
+      if (!cur->meta().IsContiguous()) {  // not laid out like the root: make it so
+        TensorMeta cm = cur->meta();
+        cm.strides = ContiguousStrides(cm.sizes);
+        cm.offset = 0;
+        cm.storage = g_.NewStorageId();
+        cur = NewValue(Emit(clone_, {Arg::Of(cur), Arg::Of(Literal::Int(0))}), 0, cm);  // 0: contiguous_format
+      }
     }
     Node* n = Emit(copy ? as_strided_copy_ : as_strided_,
                    {Arg::Of(cur), Arg::Of(Literal::IntList(m.sizes)), Arg::Of(Literal::IntList(m.strides)),
@@ -271,7 +297,7 @@ class Functionalizer {
     TensorMeta om = m;
     om.storage = copy ? g_.NewStorageId() : cur->meta().storage;
     om.offset = offset;
-    if (copy) { om.strides = ContiguousStrides(om.sizes); om.offset = 0; }
+    if (copy) { om.strides = DenseLike(m); om.offset = 0; }
     return NewValue(n, 0, om);
   }
 
@@ -307,7 +333,7 @@ class Functionalizer {
     m.storage = p->meta().storage;
     if (copy) {
       m.storage = g_.NewStorageId();
-      m.strides = ContiguousStrides(m.sizes);
+      m.strides = DenseLike(want);
       m.offset = 0;
     }
     auto emit1 = [&](const OpInfo* op, std::vector<Arg> args) {
@@ -387,7 +413,7 @@ class Functionalizer {
     m.dtype = parent_meta.dtype;
     auto scattered = [&](const OpInfo* op, std::vector<Arg> args) {
       TensorMeta sm = m;
-      if (!DenseNonOverlapping(sm)) sm.strides = ContiguousStrides(sm.sizes);
+      sm.strides = DenseLike(sm);
       sm.offset = 0;
       sm.storage = g_.NewStorageId();
       return NewValue(Emit(op, std::move(args)), 0, sm);
@@ -395,9 +421,9 @@ class Functionalizer {
     auto reshaped = [&](const OpInfo* op, std::vector<Arg> args) {
       TensorMeta rm = m;
       rm.storage = val->meta().storage;
-      // val is laid out like the view, so viewing it back gives the parent's
-      // layout when that is dense; the *_copy ops return contiguous tensors.
-      rm.strides = !copy && DenseNonOverlapping(parent_meta) ? parent_meta.strides : ContiguousStrides(rm.sizes);
+      // val is laid out like the view, so viewing it back (or a *_copy of
+      // that) gives the parent's layout.
+      rm.strides = DenseLike(parent_meta);
       rm.offset = 0;
       if (copy) rm.storage = g_.NewStorageId();
       return NewValue(Emit(op, std::move(args)), 0, rm);
@@ -698,15 +724,14 @@ class Functionalizer {
       if (!target) return Unsupported("a written argument is not a tensor value");
       const TensorMeta& tm = target->meta();
       DType twin_dtype = TwinDType(n, *twin, tm.dtype);
-      // The new value must be laid out like the target's current value (a
-      // dense one; else contiguous): the inverse views and the views rebuilt
-      // from the base rely on it.
+      // The new value must be laid out like the target's current value: the
+      // inverse views and the views rebuilt from the base rely on it.
       AOT_ASSIGN_OR_RETURN(Value* target_now, Current(target));
       const TensorMeta& now = target_now->meta();
       TensorMeta fm = tm;
       fm.dtype = twin_dtype;
       fm.offset = 0;
-      fm.strides = DenseNonOverlapping(now) ? now.strides : ContiguousStrides(tm.sizes);
+      fm.strides = DenseLike(now);
       fm.storage = g_.NewStorageId();
       if (op.kind == OpKind::kOut) {
         // The twin computes in the promoted dtype and lays its result out
