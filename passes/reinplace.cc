@@ -46,7 +46,8 @@ class Reinplacer {
   Status Run() {
     AOT_RETURN_IF_ERROR(CheckFunctional(g_, false).WithContext("reinplace expects a functional graph"));
     copy_ = ops_.Find("aten::copy_");
-    if (!copy_) return Internal("op table lacks aten::copy_");
+    clone_ = ops_.Find("aten::clone");
+    if (!copy_ || !clone_) return Internal("op table lacks aten::copy_ or aten::clone");
     Index();
     for (Node* n : g_.NodesSnapshot()) {
       if (Deleted(n)) continue;
@@ -193,10 +194,7 @@ class Reinplacer {
     }
     // Later readers see a's new content in place of b: a view op on a layout
     // other than b's could fail or read other memory.
-    if (!SameLayout(a->meta(), result->meta()))
-      for (const Use& u : result->uses())
-        if (!u.user || u.user->op().IsView() || u.user->op().schema.name.find("as_strided") != std::string::npos)
-          return Status::Ok();
+    if (!ViewsStillValid(result, a)) return Status::Ok();
     // (2) with its refinements.
     std::vector<Node*> scatters;
     std::unordered_set<const Value*> chain = {result};
@@ -206,10 +204,13 @@ class Reinplacer {
       if (u.node == cast) continue;
       if (IsRestore(u.node) && u.value == u.node->input(0)) continue;  // overwritten at the end anyway
       if (!MatchesScatter(u.node, written, cls, chain)) return Status::Ok();
+      // ... the same for the scatter's result, replaced by its base.
+      if (!ViewsStillValid(u.node->output(), u.node->input(0))) return Status::Ok();
       scatters.push_back(u.node);
       chain.insert(u.node->output());
       written = u.node->input(0)->meta();
     }
+    if (into_input && !RestoresStayValid(n, a, cast, scatters, c)) return Status::Ok();
     // (3) rewrite.
     if (scatter) {
       std::vector<Arg> vargs = ViewArgs(n);
@@ -267,6 +268,54 @@ class Reinplacer {
     return args;
   }
 
+  // Whether `from`'s readers may read `to` instead: the same layout, or no
+  // reader that depends on it (views; as_strided's offset is absolute).
+  static bool ViewsStillValid(const Value* from, const Value* to) {
+    if (SameLayout(to->meta(), from->meta())) return true;
+    for (const Use& u : from->uses())
+      if (!u.user || u.user->op().IsView() || u.user->op().schema.name.find("as_strided") != std::string::npos)
+        return false;
+    return true;
+  }
+
+  static Node* RestoreOf(const Value* in) {
+    for (const Use& u : in->uses())
+      if (u.user && u.arg == 0 && u.user->op().qualified_name == "aten::copy_") return u.user;
+    return nullptr;
+  }
+
+  // Writing n's result into a restored input: the values that move into the
+  // input's memory (n's result, the cast, the matched scatters, their views)
+  // may be read after a restore only if that restore then copies the memory
+  // onto itself (and is deleted); any other restore overwrites them (bug R1:
+  // the result was returned after the restore of the input it lived in).
+  bool RestoresStayValid(Node* n, Value* a, Node* cast, const std::vector<Node*>& scatters, StorageClass& c) {
+    std::vector<std::pair<Value*, const Value*>> moved = {{n->output(), a}};  // value, where it lands
+    if (cast) moved.push_back({cast->output(), a});
+    for (Node* s : scatters) moved.push_back({s->output(), s->input(0)});
+    std::unordered_set<int64_t> classes;
+    for (const auto& m : moved) classes.insert(Find(m.first->meta().storage));
+    int64_t restore_pos = kReturnPos;
+    bool all_self = true;
+    for (Value* in : c.inputs) {
+      Node* r = RestoreOf(in);
+      if (!r || !r->input(1)) return false;
+      restore_pos = std::min(restore_pos, r->order());
+      const Value* src = r->input(1);
+      const TensorMeta* lands = nullptr;
+      for (const auto& m : moved)
+        if (m.first == src) lands = &m.second->meta();
+      if (!lands && (classes.count(Find(src->meta().storage)) || Find(src->meta().storage) == Find(in->meta().storage)))
+        lands = &src->meta();
+      all_self = all_self && lands && SameLayout(*lands, in->meta()) && lands->dtype == in->meta().dtype;
+    }
+    if (all_self) return true;
+    for (int64_t cls : classes)
+      for (const UseRec& u : LaterUses(classes_[static_cast<size_t>(cls)], n->order()))
+        if (u.pos > restore_pos) return false;
+    return true;
+  }
+
   bool HasRestore(Value* in) {
     for (const Use& u : in->uses())
       if (u.user && IsRestore(u.user) && u.arg == 0) {
@@ -286,17 +335,32 @@ class Reinplacer {
     doomed_.push_back(n);
   }
 
+  // Restores whose source now lives in the input's own memory: copy_(x, x)
+  // goes; a source laid out otherwise (LibTorch refuses overlapping copy_,
+  // and a plain copy would read elements it already overwrote, bug R3) is
+  // cloned before the first restore.
   void DeleteSelfRestores() {
+    Node* first_restore = nullptr;
     for (Node* n : g_.NodesSnapshot()) {
       if (!IsRestore(n) || !n->input(1)) continue;
+      if (!first_restore) first_restore = n;
       const Value* dst = n->input(0);
-      const Value* src = n->input(1);
-      if (Find(src->meta().storage) == Find(dst->meta().storage) && SameLayout(src->meta(), dst->meta()) &&
-          src->meta().dtype == dst->meta().dtype) {
+      Value* src = n->input(1);
+      if (Find(src->meta().storage) != Find(dst->meta().storage)) continue;
+      if (SameLayout(src->meta(), dst->meta()) && src->meta().dtype == dst->meta().dtype) {
         if (!n->output()->uses().empty()) continue;
+        if (first_restore == n) first_restore = nullptr;
         g_.Destroy(n);
         if (stats_) ++stats_->restores_deleted;
+        continue;
       }
+      Node* c = g_.CreateNode(clone_, {Arg::Of(src), Arg::Of(Literal::None())}, 1, first_restore);
+      TensorMeta m = src->meta();
+      if (m.HasInternalOverlap() || m.SpanBytes() != m.numel() * DTypeSize(m.dtype)) m.strides = ContiguousStrides(m.sizes);
+      m.offset = 0;
+      m.storage = g_.NewStorageId();
+      c->output()->mutable_meta() = m;
+      g_.SetArg(n, 1, Arg::Of(c->output()));
     }
   }
 
@@ -305,6 +369,7 @@ class Reinplacer {
   ReinplaceOptions opts_;
   ReinplaceStats* stats_;
   const OpInfo* copy_ = nullptr;
+  const OpInfo* clone_ = nullptr;
   std::vector<int64_t> parent_;
   std::deque<StorageClass> classes_;  // deque: references survive growth
   std::vector<bool> deleted_;         // by node id

@@ -11,7 +11,10 @@
 //       overlap (an expanded tensor);
 //  (1b) refuse when a aliases a weight, or a program input -- unless every
 //       input in a's storage class is restored by a trailing copy_(input, v),
-//       which overwrites whatever the in-place op wrote (beyond PyTorch);
+//       which overwrites whatever the in-place op wrote (beyond PyTorch), and
+//       what moves into the input's memory (b, the matched scatters, their
+//       views) is not read after that restore (returned, say) unless the
+//       restore then copies the input onto itself;
 //  (1c) refuse when a (or an alias of it) is another argument too;
 //  (2)  refuse when a or any alias of it is used after the node, except by
 //       (a) view ops (their outputs are aliases, checked in turn), (c) the
@@ -28,7 +31,8 @@
 //  (4)  later uses of b (and of the deleted scatters) read a instead, and the
 //       storage classes of a and b are merged (union-find);
 //  (5)  the matched scatters are deleted, and so are restores that became
-//       copy_(x, x).
+//       copy_(x, x); a restore whose source is the input's memory in another
+//       layout copies from a clone of it (copy_ must not overlap).
 // Cost: each node is visited once; a class's pending uses are scanned from
 // the current position and dropped once passed, and classes merge small into
 // large, so the pass is O(n log n) on realistic graphs.
