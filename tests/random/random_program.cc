@@ -906,11 +906,10 @@ class Generator {
       case Op::kAsStrided: {
         const int64_t storage = static_cast<int64_t>(t.storage().nbytes()) / static_cast<int64_t>(t.element_size());
         if (storage == 0) return false;
-        // Known bug F1: as_strided's offset is absolute in the storage, but functionalize
-        // replays it (and scatters it back) relative to the regenerated parent.
-        if (opts_.avoid_known_bugs && (info_[static_cast<size_t>(a)].root != a || !t.is_contiguous() ||
-                                       t.storage_offset() != 0 || storage != t.numel()))
-          return false;
+        // By design atenaot rebuilds an as_strided view (its offset is absolute in
+        // the storage) only inside a contiguous base: stay within the root's elements.
+        const T& root = Tn(info_[static_cast<size_t>(a)].root);
+        if (!root.is_contiguous()) return false;
         const int rank = static_cast<int>(rng_.Range(1, 3));
         Shape sizes, strides(static_cast<size_t>(rank));
         for (int i = 0; i < rank; ++i) sizes.push_back(rng_.Range(1, 3));
@@ -924,10 +923,10 @@ class Generator {
         }
         int64_t span = 1;
         for (int i = 0; i < rank; ++i) span += (sizes[static_cast<size_t>(i)] - 1) * strides[static_cast<size_t>(i)];
-        if (span > storage) return false;
+        if (span > root.numel()) return false;
         s->a = sizes;
         s->b = strides;
-        s->c = rng_.Range(0, storage - span);
+        s->c = root.storage_offset() + rng_.Range(0, root.numel() - span);
         return true;
       }
       case Op::kContiguous:
@@ -1060,15 +1059,7 @@ class Generator {
         s->s0 = rng_.Chance(0.3) ? 0.0 : FloatScalar();
         return true;
       case Op::kCopy_: {
-        // Known bug C1: aten::copy (copy_'s functional twin) returns its source
-        // itself when dtype and shape match; the IR says new memory.
-        int b = partner(true, [&](int id) {
-          if (!opts_.avoid_known_bugs) return true;
-          if (Tn(id).scalar_type() == t.scalar_type() && Tn(id).sizes() == t.sizes()) return false;
-          // Known bug F4: functionalize declares copy's result laid out like the
-          // target; LibTorch makes it contiguous, and a view back can then fail.
-          return t.is_contiguous();
-        });
+        int b = partner(true, [](int) { return true; });
         if (b < 0) return false;
         s->in.push_back(b);
         return true;
@@ -1086,13 +1077,6 @@ class Generator {
                  SafeOperand(t, Tn(id), true);
         });
         if (b < 0) return false;
-        // Known bug F2: functionalize gives the out= op's functional twin the out
-        // argument's dtype instead of the computed one (no cast back).
-        if (opts_.avoid_known_bugs && at::result_type(Tn(a), Tn(b)) != t.scalar_type()) return false;
-        // Known bug F4: ... and the out argument's layout, but LibTorch lays the
-        // result out like the first operand.
-        if (opts_.avoid_known_bugs && !(t.is_contiguous() && Tn(a).sizes() == t.sizes() && Tn(a).is_contiguous()))
-          return false;
         s->in = {target, a, b};
         return true;
       }
@@ -1104,11 +1088,7 @@ class Generator {
     const size_t which = rng_.Weighted({6, 3});
     auto is_bool = [&](int id) { return Tn(id).scalar_type() == at::kBool; };
     if (which == 1) {  // masked_fill_
-      // Known bug F4: functionalize declares masked_fill's result laid out like
-      // the target; LibTorch makes it contiguous.
-      int target = PickTarget(refusal, [&](int id) {
-        return Tn(id).scalar_type() != at::kBool && !(opts_.avoid_known_bugs && !Tn(id).is_contiguous());
-      });
+      int target = PickTarget(refusal, [&](int id) { return Tn(id).scalar_type() != at::kBool; });
       if (target < 0) return false;
       int m = PickId([&](int id) { return is_bool(id) && BroadcastsTo(Sz(id), Sz(target)); });
       if (m < 0) return false;

@@ -144,8 +144,8 @@ bool ParseStages(const std::string& list, std::vector<Stage>* out);
 struct CheckOptions {
   std::vector<Stage> stages = AllStages();  // checked in this order
   // When false, the reinplaced stage runs its passes with
-  // ReinplaceOptions::reuse_restored_inputs off (the (1b) improvement, which
-  // has the open bug R1), so the rest of reinplace stays checked.
+  // ReinplaceOptions::reuse_restored_inputs off (the (1b) improvement), to
+  // tell whether a failure comes from it.
   bool reinplace_reuse_restored_inputs = true;
 };
 

@@ -26,11 +26,11 @@ int64_t EnvInt(const char* name, int64_t dflt) {
 
 // `count` programs, or ATENAOT_RANDOM_PROGRAMS when `count_from_env`.
 RunSummary RunMany(const std::vector<Stage>& stages, const GeneratorOptions& gen, int64_t count, bool count_from_env,
-                   bool reuse_restored_inputs = false) {
+                   bool reuse_restored_inputs = false, int64_t first_seed = 0) {
   at::set_num_threads(1);
   InstallCrashHandler();
   if (count_from_env) count = EnvInt("ATENAOT_RANDOM_PROGRAMS", count);
-  const uint64_t seed = static_cast<uint64_t>(EnvInt("ATENAOT_RANDOM_SEED", 1));
+  const uint64_t seed = static_cast<uint64_t>(first_seed ? first_seed : EnvInt("ATENAOT_RANDOM_SEED", 1));
   RunOptions run;
   run.check.stages = stages;
   run.check.reinplace_reuse_restored_inputs = reuse_restored_inputs;
@@ -49,11 +49,9 @@ std::string Seeds(const RunSummary& sum) {
   return seeds;
 }
 
-// Every stage. Reinplace's reuse of restored inputs (ReinplaceOptions::
-// reuse_restored_inputs) has the open bug R1 (tests/random/README.md), so the
-// reinplaced stage runs with it off here, and fully in the disabled test below.
+// Every stage, the reinplaced one with reuse of restored inputs (the default).
 TEST(RandomPrograms, EqualEagerAtEveryStage) {
-  RunSummary sum = RunMany(AllStages(), GeneratorOptions(), 2000, true);
+  RunSummary sum = RunMany(AllStages(), GeneratorOptions(), 2000, true, /*reuse_restored_inputs=*/true);
   EXPECT_EQ(sum.failures, 0) << "failing seeds (rerun one with random_tester --seed S --count 1):" << Seeds(sum);
   // Generated programs are valid by construction (eager runs them without ties).
   EXPECT_EQ(sum.invalid, 0);
@@ -65,9 +63,10 @@ TEST(RandomPrograms, EqualEagerAtEveryStage) {
   }
 }
 
-// Disabled until R1 is fixed; run with --gtest_also_run_disabled_tests.
-TEST(RandomPrograms, DISABLED_ReinplacedWithInputReuseEqualsEager) {
-  RunSummary sum = RunMany({Stage::kReinplaced}, GeneratorOptions(), 2000, true, /*reuse_restored_inputs=*/true);
+// Reinplace with reuse of restored inputs (bugs R1, R3), on 2000 more seeds.
+TEST(RandomPrograms, ReinplacedWithInputReuseEqualsEager) {
+  RunSummary sum = RunMany({Stage::kReinplaced}, GeneratorOptions(), 2000, false, /*reuse_restored_inputs=*/true,
+                           /*first_seed=*/100001);
   EXPECT_EQ(sum.failures, 0) << "failing seeds (rerun one with random_tester --seed S --count 1):" << Seeds(sum);
 }
 
