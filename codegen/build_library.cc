@@ -49,8 +49,7 @@ Status Sh(const std::string& cmd, const std::string& what) {
 
 }  // namespace
 
-StatusOr<std::string> WriteAndBuild(const GeneratedC& gen, const std::string& dir, const std::string& name,
-                                    const BuildOptions& opts) {
+Status WriteSources(const GeneratedC& gen, const std::string& dir, const std::string& name) {
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
     return IoError("cannot create directory '" + dir + "': " + std::strerror(errno));
   const std::string base = dir + "/" + name;
@@ -58,17 +57,38 @@ StatusOr<std::string> WriteAndBuild(const GeneratedC& gen, const std::string& di
   AOT_RETURN_IF_ERROR(Write(base + ".c", gen.source));
   AOT_RETURN_IF_ERROR(Write(dir + "/atenaot.h", kAtenaotHeader));
   AOT_RETURN_IF_ERROR(Write(dir + "/atenaot_model.h", kAtenaotModelHeader));
+  const std::string bytes(gen.weights.begin(), gen.weights.end());
+  if (!gen.weights_asm.empty()) {
+    AOT_RETURN_IF_ERROR(Write(base + "_weights.S", gen.weights_asm));
+    AOT_RETURN_IF_ERROR(Write(base + "_weights.bin", bytes));
+  } else if (!gen.weights.empty()) {
+    AOT_RETURN_IF_ERROR(Write(base + ".weights", bytes));
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::string> WriteAndBuild(const GeneratedC& gen, const std::string& dir, const std::string& name,
+                                    const BuildOptions& opts) {
+  AOT_RETURN_IF_ERROR(WriteSources(gen, dir, name));
+  const std::string base = dir + "/" + name;
   AOT_RETURN_IF_ERROR(Write(dir + "/atenaot_runtime.c", kRuntimeSource));
-  if (!gen.weights.empty())
-    AOT_RETURN_IF_ERROR(Write(base + ".weights", std::string(gen.weights.begin(), gen.weights.end())));
   std::string cc = opts.cc;
   if (const char* env = std::getenv("CC"); env && *env && cc == "cc") cc = env;
   std::string flags = "-std=c99 -O3 -fno-math-errno -fno-trapping-math -fPIC -I" + Quote(dir) + (opts.march_native ? " -march=native" : "") + " " + opts.extra_cflags;
+  // The weights object (data only): assembled in DIR, where its .incbin finds NAME_weights.bin.
+  std::string wobj;
+  if (!gen.weights_asm.empty()) {
+    wobj = " " + Quote(base + "_weights.o");
+    AOT_RETURN_IF_ERROR(Sh("cd " + Quote(dir) + " && " + cc + " -c -o " + Quote(name + "_weights.o") + " " +
+                               Quote(name + "_weights.S"),
+                           "assembling " + name + "_weights.S"));
+  }
   AOT_RETURN_IF_ERROR(Sh(cc + " " + flags + " -shared -DAOT_SHARED_ENTRY -o " + Quote(dir + "/lib" + name + ".so") + " " +
-                             Quote(base + ".c") + " -lm",
+                             Quote(base + ".c") + wobj + " -lm",
                          "building lib" + name + ".so"));
-  AOT_RETURN_IF_ERROR(Sh(cc + " " + flags + " -c -o " + Quote(base + ".o") + " " + Quote(base + ".c") + " && ar rcs " +
-                             Quote(dir + "/lib" + name + ".a") + " " + Quote(base + ".o") + " && rm -f " + Quote(base + ".o"),
+  AOT_RETURN_IF_ERROR(Sh(cc + " " + flags + " -c -o " + Quote(base + ".o") + " " + Quote(base + ".c") + " && rm -f " +
+                             Quote(dir + "/lib" + name + ".a") + " && ar rcs " + Quote(dir + "/lib" + name + ".a") + " " +
+                             Quote(base + ".o") + wobj + " && rm -f " + Quote(base + ".o") + wobj,
                          "building lib" + name + ".a"));
   AOT_RETURN_IF_ERROR(Sh(cc + " -std=c99 -O2 -fPIC -shared -I" + Quote(dir) + " -o " + Quote(dir + "/libatenaot_runtime.so") +
                              " " + Quote(dir + "/atenaot_runtime.c") + " -ldl",

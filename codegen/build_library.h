@@ -1,8 +1,10 @@
 // Writes a compiled model's directory and builds it with the system C
-// compiler: DIR/NAME.h, DIR/NAME.c, DIR/atenaot.h, DIR/libNAME.so (with the
-// loader's entry point), DIR/libNAME.a (for static linking), DIR/NAME.weights
-// when weights are not embedded, and DIR/libatenaot_runtime.so (the C ABI
-// loader, for callers in C, Python, Rust, ...).
+// compiler: DIR/NAME.h, DIR/NAME.c, DIR/atenaot.h, the weights (embedded:
+// DIR/NAME_weights.S + NAME_weights.bin, assembled into a data-only object;
+// --weights file: DIR/NAME.weights, read at open), DIR/libNAME.so (with the
+// loader's entry point), DIR/libNAME.a (for static linking) and
+// DIR/libatenaot_runtime.so (the C ABI loader, for callers in C, Python,
+// Rust, ...).
 #pragma once
 
 #include <string>
@@ -18,7 +20,11 @@ struct BuildOptions {
   std::string extra_cflags;     // e.g. "-Wall -Wextra -Werror" in tests
 };
 
-// Returns the path of the shared library.
+// The sources alone (what `compile --embedded` writes): NAME.h, NAME.c, the
+// ABI headers and the weights files; creates DIR.
+Status WriteSources(const GeneratedC& gen, const std::string& dir, const std::string& name);
+
+// WriteSources, then builds; returns the path of the shared library.
 StatusOr<std::string> WriteAndBuild(const GeneratedC& gen, const std::string& dir, const std::string& name,
                                     const BuildOptions& opts);
 

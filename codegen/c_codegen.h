@@ -19,6 +19,14 @@ namespace atenaot {
 struct CodegenOptions {
   std::string name = "model";     // C identifier prefix: NAME_run, NAME_arena_bytes, ...
   bool embed_weights = true;      // false: weights are read from NAME.weights at open
+  // Embedded weights as C array initializers in NAME.c (slow to compile once
+  // they reach megabytes) instead of one binary blob, NAME_weights.bin, that
+  // NAME_weights.S pulls in with `.incbin` (the default).
+  bool weights_as_c_arrays = false;
+  // float32 reductions, softmax, layer/batch norm and pools accumulate in
+  // float (compensated sums) instead of double, so a single-precision FPU
+  // (Cortex-M4F) needs no soft-double routines. `compile --embedded` sets it.
+  bool float_accumulation = false;
   std::string source_note;        // e.g. the model path, for the file banner
 };
 
@@ -33,7 +41,13 @@ ReusePairs KernelReusePairs(const Graph& g, const std::unordered_set<const Value
 struct GeneratedC {
   std::string header;           // NAME.h
   std::string source;           // NAME.c
-  std::vector<uint8_t> weights;  // NAME.weights contents when not embedded
+  // The weight bytes: NAME.weights when not embedded; NAME_weights.bin when
+  // embedded as a binary object (weights_asm set); empty otherwise.
+  std::vector<uint8_t> weights;
+  // NAME_weights.S: defines the hidden symbol NAME_weights_data (64-byte
+  // aligned, read-only) as `.incbin "NAME_weights.bin"`; assemble it where
+  // NAME_weights.bin is (or with -Wa,-I,DIR) and link it with NAME.c.
+  std::string weights_asm;
   int64_t arena_bytes = 0;
   int kernels = 0;
 };

@@ -1,17 +1,41 @@
 #include "codegen/compile_graph.h"
 
+#include <chrono>
+
 #include "passes/decompose.h"
 
 namespace atenaot {
 
+namespace {
+
+// Runs body(); with popts.timing set, reports "time: WHAT MS ms" like the
+// pipeline's passes do.
+template <typename F>
+auto Timed(const PipelineOptions& popts, const char* what, F&& body) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto result = body();
+  if (popts.timing)
+    *popts.timing << "time: " << what << " "
+                  << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() << " ms\n";
+  return result;
+}
+
+}  // namespace
+
 StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                     const std::string& algorithm, const PipelineOptions& popts, int64_t alignment) {
-  AOT_RETURN_IF_ERROR(RunPipeline(g, Stage::kReinplaced, ops, popts));
-  AOT_RETURN_IF_ERROR(Decompose(g, ops));
-  AOT_RETURN_IF_ERROR(annotate(g));
-  std::unordered_set<const Value*> fused = FusedAwayValues(g);
-  ReusePairs reuse = KernelReusePairs(g, fused);
-  return PlanMemory(g, algorithm, alignment, &fused, &reuse);
+  AOT_RETURN_IF_ERROR(RunPipeline(g, Stage::kReinplaced, ops, popts));  // its own per-pass lines
+  AOT_RETURN_IF_ERROR(Timed(popts, "decompose", [&] { return Decompose(g, ops); }));
+  AOT_RETURN_IF_ERROR(Timed(popts, "annotate", [&] { return annotate(g); }));  // the sample run
+  std::unordered_set<const Value*> fused;
+  ReusePairs reuse;
+  Timed(popts, "fusion", [&] {
+    fused = FusedAwayValues(g);
+    reuse = KernelReusePairs(g, fused);
+    return 0;
+  });
+  // "time: plan" is the placement alone (buffer analysis, LOAD, placement, overlap check).
+  return Timed(popts, "plan", [&] { return PlanMemory(g, algorithm, alignment, &fused, &reuse); });
 }
 
 StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,

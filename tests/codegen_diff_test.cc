@@ -53,10 +53,13 @@ std::vector<at::Tensor> LoadTensors(const fs::path& dir, const std::string& pref
   return ts;
 }
 
-class ModelCompiled : public ::testing::TestWithParam<std::string> {};
+// Each model twice: as the host build generates it (double accumulation) and
+// as `compile --embedded` does (float accumulation); both must equal eager.
+class ModelCompiled : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
 
 TEST_P(ModelCompiled, EqualsEager) {
-  fs::path dir = GetParam();
+  fs::path dir = std::get<0>(GetParam());
+  const bool float_acc = std::get<1>(GetParam());
   std::vector<NpyArray> arrays;
   for (int k = 0;; ++k) {
     auto a = ReadNpy((dir / ("input_" + std::to_string(k) + ".npy")).string());
@@ -67,8 +70,8 @@ TEST_P(ModelCompiled, EqualsEager) {
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   std::vector<at::Tensor> ins;
   for (const NpyArray& a : arrays) ins.push_back(TensorFromNpy(a));
-  std::string name = dir.filename().string();
-  CompiledRun r = CompileAndRun(**g, ins, Dir("model_" + name), "-Wall -Wextra -Werror");
+  std::string name = dir.filename().string() + (float_acc ? "_float_acc" : "");
+  CompiledRun r = CompileAndRun(**g, ins, Dir("model_" + name), "-Wall -Wextra -Werror", float_acc);
   if (r.error.find("the C backend cannot compile") != std::string::npos) GTEST_SKIP() << r.error.substr(0, 600);
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(CompareTensorLists(LoadTensors(dir / "expected", "output_"), r.outputs, "output"), "") << r.source;
@@ -87,12 +90,13 @@ std::vector<std::string> ModelDirs() {
   return ds;
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, ModelCompiled, ::testing::ValuesIn(ModelDirs()), [](const auto& info) {
-  std::string s = info.param;
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-});
+INSTANTIATE_TEST_SUITE_P(Models, ModelCompiled, ::testing::Combine(::testing::ValuesIn(ModelDirs()), ::testing::Bool()),
+                         [](const auto& info) {
+                           std::string s = std::get<0>(info.param);
+                           for (char& c : s)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return s + (std::get<1>(info.param) ? "_float_acc" : "");
+                         });
 
 }  // namespace
 }  // namespace atenaot

@@ -2,7 +2,7 @@
 //   dump MODEL [--inputs F...] [--stage S] [-o FILE] [--time-passes]
 //   run  MODEL --inputs F... --out-dir DIR [--stage S] [--time-passes] [--print]
 //   plan MODEL --inputs F... [--algo NAME|best] [--json FILE] [--svg FILE]
-//   compile MODEL --inputs F... -o DIR [--name NAME] [--weights embed|file] [--embedded]
+//   compile MODEL --inputs F... -o DIR [--name NAME] [--weights embed|file|c] [--embedded]
 //           [--target cpu|cuda] [--cuda-arch sm_XX] [--emit-only]
 //   exec DIR --inputs F... --out-dir D [--name NAME]
 //   show F.npy...
@@ -37,7 +37,6 @@
 #include "codegen/c_codegen.h"
 #include "codegen/build_cuda_library.h"
 #include "codegen/compile_graph.h"
-#include "codegen/embedded_sources.h"
 #include "ir/clone.h"
 #include "ir/printer.h"
 #include "io/weights_file.h"
@@ -119,9 +118,12 @@ Every plan is checked for overlaps before it is reported.
                   the buffer list
   --svg FILE      draw the plan (x: op index, y: arena offset; hover a
                   buffer for its name, size and range; red: live bytes)
+  --time-passes   print to stderr the time of each pass, then of decompose,
+                  annotate (the sample run), fusion and plan (the placement
+                  alone: buffers, LOAD, placement, overlap check)
 )";
 
-constexpr char kCompileHelp[] = R"(usage: atenaot compile MODEL --inputs F.npy... -o DIR [--name NAME] [--weights embed|file]
+constexpr char kCompileHelp[] = R"(usage: atenaot compile MODEL --inputs F.npy... -o DIR [--name NAME] [--weights embed|file|c]
                        [--algo NAME] [--march-native] [--embedded]
                        [--target cpu|cuda] [--cuda-arch sm_XX] [--emit-only]
 
@@ -129,8 +131,12 @@ Compiles MODEL for the shapes and dtypes of the sample inputs into DIR:
   NAME.c, NAME.h        readable C99: one function per fused kernel
   libNAME.so            shared library (loaded by aot_model_open)
   libNAME.a             static library (link NAME_run into firmware)
-  NAME.weights          the weights, with --weights file (default: embedded
-                        as const arrays in NAME.c)
+  NAME_weights.S        the weights (--weights embed, the default): one
+  NAME_weights.bin      read-only object, `.incbin` of the raw bytes, linked
+                        into both libraries (fast to build at any size)
+  NAME.weights          the weights, with --weights file: read once at open
+                        (or, with --weights c, const arrays in NAME.c: one
+                        self-contained file, slow to compile once large)
   atenaot.h             the C ABI header (atenaot_model.h: its loader contract)
   libatenaot_runtime.so the C ABI loader (aot_model_open, aot_model_run, ...)
 The library needs no LibTorch, no C++ runtime and no malloc while running:
@@ -139,11 +145,13 @@ intermediates live in one arena of the planned size.
   --name NAME      C identifier prefix (default: model)
   --algo NAME      placement algorithm (default best)
   --march-native   build for this machine's CPU ($CC or cc is the compiler)
-  --embedded       write only the sources (NAME.c, NAME.h, atenaot.h, and
-                   NAME.weights with --weights file) and build nothing: for
-                   cross-compiling into firmware, which calls NAME_run with
-                   a static arena of NAME_arena_bytes() bytes
-                   (examples/embedded/README.md)
+  --embedded       write only the sources (NAME.c, NAME.h, atenaot.h,
+                   atenaot_model.h and the weights files) and build nothing:
+                   for cross-compiling into firmware, which calls NAME_run
+                   with a static arena of NAME_arena_bytes() bytes
+                   (examples/embedded/README.md). float32 reductions, norms,
+                   softmax and pools accumulate in float (compensated), so
+                   a single-precision FPU needs no soft-double routines
   --target cpu|cuda  cuda: the same plan as CUDA kernels (NAME.cu, NAME.h,
                    atenaot.h, atenaot_model.h, NAME.weights with --weights
                    file) built by nvcc ($NVCC or /usr/local/cuda/bin/nvcc)
@@ -224,8 +232,8 @@ Status ParseArgs(int argc, char** argv, Options* o) {
     else if (a == "--name") { AOT_ASSIGN_OR_RETURN(o->name, need_value("--name")); }
     else if (a == "--weights") {
       AOT_ASSIGN_OR_RETURN(o->weights_mode, need_value("--weights"));
-      if (o->weights_mode != "embed" && o->weights_mode != "file")
-        return InvalidArgument("--weights must be embed or file, got '" + o->weights_mode + "'");
+      if (o->weights_mode != "embed" && o->weights_mode != "file" && o->weights_mode != "c")
+        return InvalidArgument("--weights must be embed, file or c, got '" + o->weights_mode + "'");
     }
     else if (a == "--march-native") o->march_native = true;
     else if (a == "--embedded") o->embedded = true;
@@ -403,14 +411,13 @@ Status Plan(const Options& o) {
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, CloneGraph(*imported, ops));
   PipelineOptions popts;
   if (o.time_passes) popts.timing = &std::cerr;
-  auto t0 = std::chrono::steady_clock::now();
   // The plan the compiled library uses (fusion and kernel reuse included).
+  // With --time-passes it prints a line per pass, then "time: decompose",
+  // "time: annotate" (the sample run), "time: fusion" and "time: plan" (the
+  // placement alone).
   AOT_ASSIGN_OR_RETURN(MemoryPlan plan,
                        PlanForCodegen(*g, ops, [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, algo, popts,
                                       o.align));
-  if (o.time_passes)
-    std::cerr << "time: plan " << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
-              << " ms\n";
   PlanTotals totals;
   AOT_ASSIGN_OR_RETURN(totals.eager_peak_bytes, MeasureEagerPeak(*imported, inputs));
   totals.lower_bound_before_reinplace_bytes =
@@ -469,7 +476,9 @@ Status Compile(const Options& o) {
   if (o.emit_only) return InvalidArgument("--emit-only goes with --target cuda (the C target has --embedded)");
   CodegenOptions copts;
   copts.name = o.name;
-  copts.embed_weights = o.weights_mode == "embed";
+  copts.embed_weights = o.weights_mode != "file";
+  copts.weights_as_c_arrays = o.weights_mode == "c";
+  copts.float_accumulation = o.embedded;  // single-precision FPUs: no soft-double routines
   copts.source_note = o.model;
   PipelineOptions popts;
   if (o.time_passes) popts.timing = &std::cerr;
@@ -481,11 +490,7 @@ Status Compile(const Options& o) {
   if (o.embedded) {  // sources only: the firmware's toolchain builds them
     AOT_RETURN_IF_ERROR(MakeDirs(o.output_file));
     const std::string base = o.output_file + "/" + o.name;
-    AOT_RETURN_IF_ERROR(WriteText(base + ".h", gen.header));
-    AOT_RETURN_IF_ERROR(WriteText(base + ".c", gen.source));
-    AOT_RETURN_IF_ERROR(WriteText(o.output_file + "/atenaot.h", kAtenaotHeader));
-    if (!gen.weights.empty())
-      AOT_RETURN_IF_ERROR(WriteText(base + ".weights", std::string(gen.weights.begin(), gen.weights.end())));
+    AOT_RETURN_IF_ERROR(WriteSources(gen, o.output_file, o.name));
     std::cout << "compiled " << o.model << " -> " << base << ".c (embedded: sources only; " << gen.kernels
               << " kernels, arena " << gen.arena_bytes << " bytes, LOAD " << plan.lower_bound_bytes << " bytes)\n";
     return Status::Ok();

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Cross-compiles models for a Cortex-M4F microcontroller (the recipe in
 # examples/embedded/README.md) and checks what firmware needs to know:
-#  - `atenaot compile --embedded` writes only NAME.c, NAME.h and atenaot.h;
-#  - NAME.c builds with arm-none-eabi-gcc -Wall -Wextra -Werror (C99);
+#  - `atenaot compile --embedded` writes only sources: NAME.c, NAME.h, the ABI
+#    headers, and NAME_weights.S + NAME_weights.bin (the weights object);
+#  - NAME.c builds with arm-none-eabi-gcc -Wall -Wextra -Werror (C99) and
+#    needs no double-precision helpers (__aeabi_d*: float accumulation);
 #  - a firmware image (tests/embedded/firmware_stub.c: static buffers, one
 #    NAME_run call) links with -specs=nosys.specs --gc-sections and references
 #    no malloc, free, calloc, realloc or printf (nor the stdio/sbrk they need);
@@ -14,25 +16,10 @@
 # usage: cortex_m_test.sh ATENAOT [REPORT.md]   (REPORT.md: the size table)
 # Skips, passing, with "SKIPPED: ..." when arm-none-eabi-gcc or newlib is absent.
 set -euo pipefail
-atenaot="$1"
+source tests/testing/sh_test_lib.sh
 report="${2:-}"
-tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 here=tests/embedded
-
-skip() {
-  echo "SKIPPED: $1"
-  if [ -n "${XML_OUTPUT_FILE:-}" ]; then  # tools/test.sh counts result="skipped"
-    cat > "$XML_OUTPUT_FILE" <<XML
-<?xml version="1.0" encoding="UTF-8"?>
-<testsuites tests="1" failures="0" errors="0" disabled="0">
-  <testsuite name="cortex_m_test" tests="1" failures="0" errors="0" skipped="1">
-    <testcase name="cortex_m4f" classname="tests.embedded" result="skipped"><skipped message="$1"/></testcase>
-  </testsuite>
-</testsuites>
-XML
-  fi
-  exit 0
-}
+skip() { skip_test cortex_m_test cortex_m4f tests.embedded "$1"; }
 
 command -v arm-none-eabi-gcc > /dev/null ||
   skip "arm-none-eabi-gcc not found (apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi, or run tools/setup.sh)"
@@ -49,7 +36,10 @@ else echo "qemu: qemu-system-arm not installed: the images are built and checked
 # Heap and stdio entry points firmware must not pull in.
 forbidden='^(_?malloc|_?free|_?calloc|_?realloc|_malloc_r|_free_r|_calloc_r|_realloc_r|[a-z_]*printf(_r)?|puts|fputs|_sbrk(_r)?|__sinit)$'
 # What the model may need from the C library: memory, libm and the EABI helpers.
-allowed='^(mem(cpy|set|move)|[a-z0-9]+f?|__aeabi_[a-z0-9]+)$'
+allowed='^(mem(cpy|set|move)|[a-z0-9]+f?|__aeabi_[a-z0-9]+|[a-z_]+_weights_data)$'
+# Soft-double routines (the Cortex-M4F FPU is single precision): arithmetic,
+# comparisons and conversions from or to double.
+double_helpers='^__aeabi_(d[a-z0-9]+|f2d|[iu]?[il]2d|ul2d)$'
 
 sum_sizes() {  # sums column 2 (hex or decimal) of `size -A` rows whose name matches $1
   awk -v pat="$1" '$1 ~ pat { s += $2 } END { print s + 0 }'
@@ -60,14 +50,17 @@ for m in mlp cnn transformer; do
   ex=examples/$m
   d="$tmp/$m"
   echo "== $m"
-  "$atenaot" compile $ex/model.pt --inputs $ex/input_0.npy -o "$d" --name $m --embedded
-  for f in $m.c $m.h atenaot.h; do test -s "$d/$f" || { echo "--embedded did not write $f"; exit 1; }; done
+  compile_example $m "$d" $m --embedded
+  for f in $m.c $m.h atenaot.h atenaot_model.h ${m}_weights.S ${m}_weights.bin; do
+    test -s "$d/$f" || { echo "--embedded did not write $f"; exit 1; }
+  done
   for f in lib$m.so lib$m.a libatenaot_runtime.so atenaot_runtime.c; do
     if [ -e "$d/$f" ]; then echo "--embedded built $f (it must write sources only)"; exit 1; fi
   done
 
   # What the firmware must reserve, read from the model's own tables (host build).
-  cc -std=c99 -I"$d" -DAOT_MODEL=$m "-DAOT_MODEL_HEADER=\"$m.h\"" $here/model_sizes.c "$d/$m.c" -lm -o "$d/sizes"
+  cc -std=c99 -I"$d" -DAOT_MODEL=$m "-DAOT_MODEL_HEADER=\"$m.h\"" $here/model_sizes.c "$d/$m.c" "$d/${m}_weights.S" \
+    -Wa,-I,"$d" -lm -o "$d/sizes"
   sizes="$("$d/sizes")"
   arena="$(echo "$sizes" | sed -n 's/.*arena=\([0-9]*\).*/\1/p')"
   io="$(echo "$sizes" | sed -n 's/.*io=\([0-9]*\).*/\1/p')"
@@ -76,22 +69,24 @@ for m in mlp cnn transformer; do
   grep -q "${m}_arena_bytes(void) { return $arena; }" "$d/$m.c" || { echo "arena $arena disagrees with $m.c"; exit 1; }
 
   # The model object, strictly.
-  (cd "$d" && arm-none-eabi-gcc $cflags $strict -fstack-usage -I. -c $m.c -o $m.o)
+  (cd "$d" && arm-none-eabi-gcc $cflags $strict -fstack-usage -I. -c $m.c -o $m.o &&
+   arm-none-eabi-gcc $cflags -c ${m}_weights.S -o ${m}_weights.o)
   undefined="$(arm-none-eabi-nm -u "$d/$m.o" | awk '{print $NF}')"
   echo "$m.o needs: $(echo $undefined)"
   if echo "$undefined" | grep -E "$forbidden"; then echo "$m.o references the heap or stdio"; exit 1; fi
+  if echo "$undefined" | grep -E "$double_helpers"; then echo "$m.o needs soft-double routines"; exit 1; fi
   if [ -n "$undefined" ] && echo "$undefined" | grep -vE "$allowed"; then echo "$m.o needs symbols outside memory/libm/EABI helpers"; exit 1; fi
   if grep -v "static$" "$d/$m.su"; then echo "$m.o has dynamic stack frames"; exit 1; fi
   stack="$(awk '{ s += $(NF-1) } END { print s + 0 }' "$d/$m.su")"
   code="$(arm-none-eabi-size -A "$d/$m.o" | sum_sizes '^\\.text')"
   rodata="$(arm-none-eabi-size -A "$d/$m.o" | sum_sizes '^\\.rodata')"
-  weights="$(arm-none-eabi-nm -S -t d "$d/$m.o" | awk '$4 ~ /^aot_w/ { s += $2 } END { print s + 0 }')"
+  weights="$(arm-none-eabi-nm -S -t d "$d/${m}_weights.o" | awk -v s="${m}_weights_data" '$4 == s { print $2 + 0 }')"
 
   # The firmware image: nosys specs, unused sections dropped.
   defs="-I$d -DAOT_MODEL=$m -DAOT_MODEL_HEADER=\"$m.h\" -DAOT_ARENA_BYTES=$arena -DAOT_IO_BYTES=$io"
   defs+=" -DAOT_NUM_INPUTS=$nin -DAOT_NUM_OUTPUTS=$nout"
   arm-none-eabi-gcc $cflags $strict $defs -c $here/firmware_stub.c -o "$d/fw.o"
-  arm-none-eabi-gcc $cpu -specs=nosys.specs -Wl,--gc-sections -Wl,-Map,"$d/fw.map" "$d/fw.o" "$d/$m.o" -lm \
+  arm-none-eabi-gcc $cpu -specs=nosys.specs -Wl,--gc-sections -Wl,-Map,"$d/fw.map" "$d/fw.o" "$d/$m.o" "$d/${m}_weights.o" -lm \
     -o "$d/fw.elf"
   if arm-none-eabi-nm "$d/fw.elf" | awk '{print $NF}' | grep -E "$forbidden"; then
     echo "the firmware links the heap or stdio (see $d/fw.map)"; exit 1
@@ -107,7 +102,7 @@ for m in mlp cnn transformer; do
     # The same model on an emulated Cortex-M4 with semihosting I/O.
     arm-none-eabi-gcc $cflags $strict $defs -DAOT_SEMIHOSTING -c $here/firmware_stub.c -o "$d/fwq.o"
     arm-none-eabi-gcc $cflags $strict -c $here/mps2_startup.c -o "$d/start.o"
-    arm-none-eabi-gcc $cpu -nostartfiles -T $here/mps2.ld -Wl,--gc-sections "$d/start.o" "$d/fwq.o" "$d/$m.o" \
+    arm-none-eabi-gcc $cpu -nostartfiles -T $here/mps2.ld -Wl,--gc-sections "$d/start.o" "$d/fwq.o" "$d/$m.o" "$d/${m}_weights.o" \
       -lm -lc -o "$d/fwq.elf"
     mkdir -p "$d/run"
     hl=$(od -An -tu2 -j8 -N2 $ex/input_0.npy | tr -d ' ')      # .npy 1.0 header length
@@ -122,7 +117,7 @@ for m in mlp cnn transformer; do
     "$atenaot" compare $exp "$d/run/output_0.npy"
     ran="matches eager on QEMU mps2-an386"
   fi
-  rows+=("| $m | $flash | $ram | $text | $data | $bss | $code | $weights | $((rodata - weights)) | $arena | $io | $stack | $ran |")
+  rows+=("| $m | $flash | $ram | $text | $data | $bss | $code | $weights | $rodata | $arena | $io | $stack | $ran |")
 done
 
 table="| model | flash (text+data) | RAM (data+bss) | text | data | bss | model code | weights | other rodata | arena | I/O buffers | model stack frames | run |

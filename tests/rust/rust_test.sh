@@ -6,24 +6,9 @@
 # an sh_test as pass/fail only, so the skip is visible in this log and in the
 # test.xml this script writes).
 set -euo pipefail
-atenaot="$1"
-tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+source tests/testing/sh_test_lib.sh
 ex=examples/mlp
-
-skip() {
-  echo "SKIPPED: $1"
-  if [ -n "${XML_OUTPUT_FILE:-}" ]; then  # a one-case JUnit report marked skipped
-    cat > "$XML_OUTPUT_FILE" <<XML
-<?xml version="1.0" encoding="UTF-8"?>
-<testsuites tests="1" failures="0" errors="0" disabled="0">
-  <testsuite name="rust_test" tests="1" failures="0" errors="0" skipped="1">
-    <testcase name="cargo_test" classname="tests.rust" result="skipped"><skipped message="$1"/></testcase>
-  </testsuite>
-</testsuites>
-XML
-  fi
-  exit 0
-}
+skip() { skip_test rust_test cargo_test tests.rust "$1"; }
 
 # Bazel's test environment has a minimal PATH and may have no HOME.
 cargo="$(command -v cargo || true)"
@@ -41,7 +26,7 @@ export PATH="$cargo_bin:$PATH"
 export CARGO_NET_OFFLINE=true CARGO_TERM_COLOR=never
 "$cargo" --version || skip "cargo at $cargo does not run (no toolchain installed?)"
 
-"$atenaot" compile $ex/model.pt --inputs $ex/input_0.npy -o "$tmp/mlp" --name mlp
+compile_example mlp "$tmp/mlp" mlp
 cp -RL examples/rust "$tmp/crate"
 rm -rf "$tmp/crate/target" "$tmp/crate/Cargo.lock"
 export CARGO_TARGET_DIR="$tmp/target"

@@ -20,10 +20,11 @@
 namespace atenaot {
 
 CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
-                          const std::string& extra_cflags) {
+                          const std::string& extra_cflags, bool float_accumulation) {
   CompiledRun r;
   CodegenOptions copts;
   copts.name = "m";
+  copts.float_accumulation = float_accumulation;
   auto compiled = CompileGraph(g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, inputs); }, copts);
   if (!compiled.ok()) { r.error = compiled.status().ToString(); return r; }
   const GeneratedC* gen = &compiled->c;

@@ -22,8 +22,9 @@ struct CompiledRun {
 
 // `g` is at stage import; `inputs` are used as sample inputs and then run on
 // (they are updated in place when the program mutates them).
+// float_accumulation: as `compile --embedded` generates the kernels.
 CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
-                          const std::string& extra_cflags = "");
+                          const std::string& extra_cflags = "", bool float_accumulation = false);
 
 // Empty when the compiled program equals eager (outputs and inputs after) and
 // every input eager changes is flagged AOT_INFO_MUTATED.
