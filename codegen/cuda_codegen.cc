@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "codegen/abi_tables.h"
 #include "codegen/c_codegen.h"
 #include "codegen/c_support.h"
 #include "codegen/c_types.h"
@@ -160,11 +161,7 @@ class CudaEmitter {
     }
     // Inputs the program updates in place (flagged AOT_INFO_MUTATED; host
     // copies of them are copied back after a run).
-    std::unordered_set<int64_t> written;
-    for (const Node* n : g_.nodes())
-      for (int w : n->op().written_args)
-        if (n->input(w)) written.insert(n->input(w)->meta().storage);
-    for (const Value* v : g_.inputs()) mutated_.push_back(written.count(v->meta().storage) > 0);
+    mutated_ = MutatedInputs(g_);
     return Status::Ok();
   }
 
@@ -1051,23 +1048,6 @@ class CudaEmitter {
   }
 
   // ---- the files ----
-  StatusOr<std::string> InfoArray(const std::string& sym, const std::vector<Value*>& vs, const std::vector<bool>* mutated) {
-    std::ostringstream os;
-    os << "static const aot_tensor_info " << sym << "[" << std::max<size_t>(vs.size(), 1) << "] = {\n";
-    for (size_t k = 0; k < vs.size(); ++k) {
-      const Value* v = vs[k];
-      AOT_ASSIGN_OR_RETURN(std::string dt, AbiDType(v->meta().dtype));
-      if (v->meta().sizes.size() > 8) return Unsupported("tensors of more than 8 dimensions cannot cross the C ABI");
-      os << "  {\"" << v->name() << "\", " << dt << ", " << v->meta().sizes.size() << ", {";
-      for (size_t d = 0; d < v->meta().sizes.size(); ++d) os << (d ? ", " : "") << v->meta().sizes[d];
-      if (v->meta().sizes.empty()) os << "0";
-      os << "}, " << (mutated && (*mutated)[k] ? "AOT_INFO_MUTATED" : "0") << ", 0},\n";
-    }
-    if (vs.empty()) os << "  {\"\", AOT_FLOAT32, 0, {0}, 0, 0},\n";
-    os << "};\n";
-    return os.str();
-  }
-
   static int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
   StatusOr<GeneratedCuda> Assemble() {
@@ -1128,8 +1108,8 @@ class CudaEmitter {
       << "];\n  uint8_t* arena;\n  uint8_t* wts;\n  cudaStream_t stream;\n  cublasHandle_t blas;\n  int sms;\n  char* err;\n  size_t err_len;\n} aot__ctx;\n\n";
     c << kernels_.str() << steps_.str();
     c << "static int aot__compute(const aot__ctx* c) {\n  int s = AOT_OK;\n" << calls_.str() << "  (void)c;\n  return s;\n}\n\n";
-    AOT_ASSIGN_OR_RETURN(std::string ins, InfoArray("aot__inputs", g_.inputs(), &mutated_));
-    AOT_ASSIGN_OR_RETURN(std::string outs, InfoArray("aot__outputs", g_.outputs(), nullptr));
+    AOT_ASSIGN_OR_RETURN(std::string ins, TensorInfoTable(g_, "aot__inputs", true));
+    AOT_ASSIGN_OR_RETURN(std::string outs, TensorInfoTable(g_, "aot__outputs", false));
     c << ins << outs;
     c << "static const size_t aot__in_bytes[] = {" << list(in_bytes) << "}, aot__in_stage[] = {" << list(in_off) << "};\n";
     c << "static const size_t aot__out_bytes[] = {" << list(out_bytes) << "}, aot__out_stage[] = {" << list(out_off) << "};\n\n";
