@@ -14,39 +14,16 @@ import datetime
 import json
 import os
 import platform
-import re
-import subprocess
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import _common
+
+REPO = _common.REPO
 
 
-def read(path, default=""):
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return default
-
-
-def host_machine():
-    cpu = platform.machine()
-    for line in read("/proc/cpuinfo").splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    return "%s, %s, %d CPUs" % (platform.machine(), cpu, os.cpu_count() or 0)
-
-
-def git_rev():
-    try:
-        rev = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True).stdout.strip()
-        return rev + (" (plus uncommitted changes)" if dirty else "")
-    except OSError:
-        return "unknown"
+read = _common.read
+host_machine = _common.machine
+git_rev = _common.git_rev
 
 
 def tables(md):
@@ -172,9 +149,11 @@ def main():
     ap.add_argument("--svg", default=os.path.join(REPO, "bench", "memory.svg"))
     args = ap.parse_args()
     w = args.work
-    machine = host_machine()
     load = read(os.path.join(w, "loadavg")).split()
     load_end = read(os.path.join(w, "loadavg_end")).split()
+    # Every row's machine names the load too: timings on a shared machine are noisy.
+    machine = "%s; shared, 1-min load average %s at the start, %s at the end" % (
+        host_machine(), load[0] if load else "?", load_end[0] if load_end else "?")
     pq, cve, rt, cm = (step(w, n) for n in ("plan_quality", "compiled_vs_eager", "reinplace_timing", "cortex_m"))
     tc = dict(l.split("=", 1) for l in read(os.path.join(w, "cortex_m.toolchain")).splitlines() if "=" in l)
     cm_machine = "Cortex-M4F target, arm-none-eabi-gcc %s -Os; %s; host %s" % (
@@ -186,8 +165,8 @@ def main():
          " nothing else in the tree is rewritten). Every table row names the command that produced it and the"
          " machine it ran on. Other work on a shared machine makes timings noisy.", "",
          "- Date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-         "- Machine: %s; 1-minute load average %s at the start, %s at the end (other work on the machine"
-         " slows the timed steps)" % (machine, load[0] if load else "?", load_end[0] if load_end else "?"),
+         "- Machine: %s (other work on the machine slows the timed steps; no speed claim rests on one run)"
+         % machine,
          "- atenaot at git %s" % git_rev(),
          "- Python %s (`/usr/bin/python3`)" % platform.python_version(), ""]
 
@@ -200,9 +179,8 @@ def main():
          "",
          "Second table, per placement algorithm: arena bytes / wall time of the whole `atenaot plan` command (min"
          " of the repeats: import, passes, a sample run for exact layouts, placement, an eager run) / the"
-         " `time: plan` line of `--time-passes`. Caveat: in the current `tools/atenaot_main.cc` that line times"
-         " `PlanForCodegen` (reinplace pipeline, decompose, the annotating reference run and placement), not the"
-         " placement alone as `bench/plan_quality.md` describes it, so it is not comparable with older numbers."])
+         " `time: plan` line of `--time-passes`: the placement alone (buffer analysis, LOAD, placement, overlap"
+         " check; the passes, decompose, the annotating sample run and fusion have their own lines)."])
     models = []
     for name in ("mlp", "cnn", "transformer", "mobilenet_v2", "resnet18"):
         j = read(os.path.join(w, "plan_quality", name + "_best.json"))
@@ -217,8 +195,12 @@ def main():
 
     L += section_from_report(
         "Compiled C vs LibTorch eager: latency and memory", cve, machine,
-        ["The generated C library through the C ABI vs the captured program run op by op through LibTorch;"
-         " single-threaded compiled code; medians of alternating runs. *compiled B* is arena + outputs."])
+        ["The generated C library through the C ABI vs the captured program run op by op through LibTorch, in one"
+         " process: the three examples, a 20-op elementwise chain over 1M floats, and torchvision's MobileNetV2 and"
+         " ResNet-18 (random weights, 1x3x224x224, traced by `bench/torchvision_models.py` into a scratch directory,"
+         " TV). Single-threaded compiled code; medians of `runs` alternating rounds; *max abs diff* compares the"
+         " compiled outputs with eager's in the same run. *build s* is writing and building the library (weights"
+         " as a binary object). *compiled B* is arena + outputs."])
 
     L += section_from_report(
         "Reinplace pass time vs PyTorch's `reinplace`", rt, machine,

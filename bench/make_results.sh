@@ -3,11 +3,12 @@
 #
 #   bash bench/make_results.sh
 #
-# about 3 minutes on the 2-core development VM once the builds are cached
+# about 6 minutes on the 2-core development VM once the builds are cached
 # (the first -c opt build of the benchmark adds several). It runs, in order:
 #   1. bazel build //:atenaot; bazel build -c opt //bench:compiled_vs_eager
 #   2. /usr/bin/python3 bench/plan_quality.py --atenaot bazel-bin/atenaot   (memory plans + the SVG's data)
-#   3. bazel run -c opt //bench:compiled_vs_eager                         (latency + memory vs eager)
+#   3. /usr/bin/python3 bench/torchvision_models.py TV                    (MobileNetV2, ResNet-18: traced, random weights)
+#      bazel run -c opt //bench:compiled_vs_eager -- --model NAME=TV/NAME (latency + memory vs eager)
 #   4. /usr/bin/python3 bench/reinplace_timing.py --sizes 250,500,1000    (pass time vs PyTorch, small sizes)
 #   5. bash tests/embedded/cortex_m_test.sh bazel-bin/atenaot             (Cortex-M4F flash/RAM)
 #   6. /usr/bin/python3 bench/make_results.py WORK                        (assembles RESULTS.md, memory.svg)
@@ -19,7 +20,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
-if [ -n "${KEEP:-}" ]; then work="$KEEP"; mkdir -p "$work"; else work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT; fi
+if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP"; work="$(cd "$KEEP" && pwd)"; else work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT; fi
 sizes="${REINPLACE_SIZES:-250,500,1000}"
 repeat="${PLAN_REPEAT:-3}"
 cut -d' ' -f1-3 /proc/loadavg > "$work/loadavg"
@@ -49,8 +50,16 @@ atenaot="$work/atenaot"
 run plan_quality "/usr/bin/python3 bench/plan_quality.py --atenaot bazel-bin/atenaot --repeat $repeat" -- \
   "$py" bench/plan_quality.py --atenaot "$atenaot" --repeat "$repeat" --out "$work/plan_quality.md" \
   --keep "$work/plan_quality"
-run compiled_vs_eager "bazel run -c opt //bench:compiled_vs_eager" -- \
-  bazel run -c opt //bench:compiled_vs_eager -- --out "$work/compiled_vs_eager.md"
+# The torchvision models for the latency rows (the examples are committed).
+tv="$work/torchvision"; tv_args=(); tv_shown=""
+if "$py" bench/torchvision_models.py "$tv" > "$work/torchvision.log" 2>&1; then
+  for m in mobilenet_v2 resnet18; do tv_args+=(--model "$m=$tv/$m"); tv_shown+=" --model $m=TV/$m"; done
+else
+  echo "   torchvision models not traced (see $work/torchvision.log); compiled_vs_eager runs without them" >&2
+  tail -3 "$work/torchvision.log" >&2; failed=1
+fi
+run compiled_vs_eager "/usr/bin/python3 bench/torchvision_models.py TV && bazel run -c opt //bench:compiled_vs_eager --$tv_shown" -- \
+  bazel run -c opt //bench:compiled_vs_eager -- --out "$work/compiled_vs_eager.md" "${tv_args[@]}"
 run reinplace_timing "/usr/bin/python3 bench/reinplace_timing.py --atenaot bazel-bin/atenaot --sizes $sizes" -- \
   "$py" bench/reinplace_timing.py --atenaot "$atenaot" --sizes "$sizes" --out "$work/reinplace_timing.md"
 run cortex_m "bash tests/embedded/cortex_m_test.sh bazel-bin/atenaot" -- \

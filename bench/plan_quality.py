@@ -41,11 +41,13 @@ import time
 import numpy as np
 import torch
 
+import _common
+
 ALGOS = ["greedy_by_size", "greedy_by_conflicts", "hill_climb", "best"]
 EXAMPLES = ["mlp", "cnn", "transformer"]
-TORCHVISION = ["mobilenet_v2", "resnet18"]
-SEED = 0
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TORCHVISION = _common.TORCHVISION
+SEED = _common.TORCHVISION_SEED
+REPO = _common.REPO
 
 
 # ---------------------------------------------------------------------------
@@ -64,33 +66,15 @@ def prepare_models(tmp):
             err = ("missing %s or %s (run /usr/bin/python3 "
                    "examples/make_examples.py)" % (pt, x))
         models.append((name, pt, x, os.path.join(d, "expected"), err))
-    try:
-        import torchvision
-    except Exception as e:  # noqa: BLE001
-        for name in TORCHVISION:
-            models.append((name, None, None, None,
-                           "import torchvision failed: %s" % e))
-        return models
-    for name in TORCHVISION:
-        pt = os.path.join(tmp, name + ".pt")
-        x = os.path.join(tmp, name + "_input_0.npy")
-        exp = os.path.join(tmp, name + "_expected")
+    for name in _common.TORCHVISION:
         try:
-            torch.manual_seed(SEED)
-            m = getattr(torchvision.models, name)().eval()  # random weights
-            g = torch.Generator().manual_seed(SEED)
-            inp = torch.randn(1, 3, 224, 224, generator=g)
-            with torch.no_grad():
-                y = m(inp.clone())
-                traced = torch.jit.trace(m, (inp.clone(),))
-            traced.save(pt)
-            np.save(x, inp.numpy())
-            os.makedirs(exp, exist_ok=True)
-            np.save(os.path.join(exp, "output_0.npy"), y.contiguous().numpy())
-            models.append((name, pt, x, exp, None))
+            d = _common.torchvision_model(name, tmp)
+            models.append((name, os.path.join(d, "model.pt"),
+                           os.path.join(d, "input_0.npy"),
+                           os.path.join(d, "expected"), None))
         except Exception as e:  # noqa: BLE001
-            models.append((name, None, None, None,
-                           "trace failed: %s" % " ".join(str(e).split())[:300]))
+            models.append((name, None, None, None, "torchvision %s failed: %s"
+                           % (name, " ".join(str(e).split())[:300])))
     return models
 
 
@@ -98,11 +82,7 @@ def prepare_models(tmp):
 # Running atenaot
 # ---------------------------------------------------------------------------
 
-def last_error(proc):
-    lines = [l for l in (proc.stderr + proc.stdout).splitlines() if l.strip()]
-    errs = [l for l in lines if "error" in l.lower()]
-    return " ".join((errs[-1] if errs else (lines[-1] if lines else
-                     "exit %d, no output" % proc.returncode)).split())[:300]
+last_error = _common.last_error
 
 
 def run_plan(atenaot, model, inp, algo, json_path, repeat):
@@ -213,30 +193,8 @@ def measure(atenaot, models, tmp, repeat, log):
 # Report
 # ---------------------------------------------------------------------------
 
-def machine():
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return "%s, %s, nproc %d" % (platform.machine(), cpu, os.cpu_count() or 0)
-
-
-def git_rev():
-    try:
-        rev = subprocess.run(["git", "-C", REPO, "rev-parse", "--short",
-                              "HEAD"], capture_output=True, text=True,
-                             check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True,
-                               text=True).stdout.strip()
-        return rev + (" (plus uncommitted changes)" if dirty else "")
-    except Exception:  # noqa: BLE001
-        return "unknown"
+machine = _common.machine
+git_rev = _common.git_rev
 
 
 def kb(n):

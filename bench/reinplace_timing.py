@@ -30,13 +30,14 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 
 import numpy as np
 import torch
 from functorch.experimental import functionalize
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.fx.passes.reinplace import reinplace
+
+import _common
 
 ELEMS = 64
 
@@ -55,17 +56,7 @@ def make_chain(n):
     return f
 
 
-def machine():
-    cpu = "unknown cpu"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{platform.machine()}, {cpu}, {os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))})"
+machine = _common.machine
 
 
 def call_function_nodes(gm):
@@ -99,10 +90,7 @@ TIME_RE = re.compile(r"^time: reinplace ([0-9.eE+-]+) ms\s*$", re.M)
 def time_atenaot(atenaot, f, x, workdir, runs):
     model = os.path.join(workdir, "model.pt")
     xin = os.path.join(workdir, "x.npy")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.jit.trace(f, (x.clone(),), check_trace=False).save(model)
-    np.save(xin, x.numpy())
+    _common.trace_and_save(f, [x], model, [xin])
     # One untimed dump to count the in-place ops (sanity: the pass did work).
     p = subprocess.run([atenaot, "dump", model, "--inputs", xin,
                         "--stage", "reinplaced"], stdout=subprocess.PIPE,

@@ -30,7 +30,6 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import warnings
 
 import numpy as np
 import torch
@@ -39,6 +38,8 @@ from functorch.experimental import functionalize
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.fx.passes.reinplace import reinplace
 from torch.utils._pytree import tree_flatten
+
+import _common
 
 RTOL = 1e-5
 ATOL = 1e-6
@@ -518,17 +519,10 @@ def run_cmd(cmd):
 def atenaot_side(atenaot, fn, make_inputs, ref, workdir):
     r = {"ok": False}
     inputs = make_inputs()
-    in_files = []
-    for k, t in enumerate(inputs):
-        path = os.path.join(workdir, f"in_{k}.npy")
-        np.save(path, to_np(t))
-        in_files.append(path)
+    in_files = [os.path.join(workdir, f"in_{k}.npy") for k in range(len(inputs))]
     model = os.path.join(workdir, "model.pt")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            traced = torch.jit.trace(fn, tuple(make_inputs()), check_trace=False)
-        traced.save(model)
+        _common.trace_and_save(fn, inputs, model, in_files)
     except Exception as e:  # noqa: BLE001
         r["error"] = f"trace: {type(e).__name__}: {e}"
         return r
@@ -562,17 +556,7 @@ def atenaot_side(atenaot, fn, make_inputs, ref, workdir):
 # Report
 # ---------------------------------------------------------------------------
 
-def machine():
-    cpu = "unknown cpu"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{platform.machine()}, {cpu}, {os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))})"
+machine = _common.machine
 
 
 def cells(r):
