@@ -52,6 +52,18 @@ TEST(CudaCodegen, ElementwiseChainIsOneFusedKernelWithAFloat4Twin) {
   EXPECT_NE(s.find("AOT_DEVICE_CUDA, 0, 1, 1,"), std::string::npos);  // the model table: CUDA, 1 input, 1 output
 }
 
+TEST(CudaCodegen, Float4KernelFinishesAnUnevenLengthElementByElement) {
+  auto c = Compile(R"(graph @f(%x: f32[1023]@s0) {
+  %a = aten::mul.Scalar(%x, 2.0) : f32[1023]@s1
+  %b = aten::tanh(%a) : f32[1023]@s2
+  return %b
+})");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const std::string& s = c->cuda.source;
+  EXPECT_NE(s.find("q < (int)255;"), std::string::npos) << s;  // 255 float4s
+  EXPECT_NE(s.find("for (int i = 1020 + "), std::string::npos) << s;  // then the last 3 elements
+}
+
 TEST(CudaCodegen, IndicesAre64BitOnlyWhenNeeded) {
   auto small = Compile(R"(graph @f(%x: f32[7]@s0) {
   %a = aten::exp(%x) : f32[7]@s1

@@ -8,6 +8,7 @@
 #                                 reference outputs (and inputs after the run)
 #   bundle/<id>/model.pt             for PyTorch eager timing on the GPU
 #   bundle/chain/                    the 20-op elementwise chain on 64M f32
+#   bundle/chain_fast/               the same .cu built with --use_fast_math
 #   bundle/manifest.txt              one line per model: id name kind
 # Usage: bash bench/gpu/prepare.sh [--cuda-arch sm_90]
 set -euo pipefail
@@ -56,6 +57,17 @@ python3 bench/gpu/chain.py "$B/chain/chain.ir" "$tmpnpy"
 "$bin" compile "$B/chain/chain.ir" --inputs "$tmpnpy" -o "$B/chain" --name chain --target cuda --cuda-arch "$arch"
 rm -f "$tmpnpy"
 echo "chain chain chain" >> "$B/manifest.txt"
+# The same chain.cu built with nvcc --use_fast_math (approximate expf/logf,
+# division and sqrt, denormals flushed): how much of the chain's time is
+# arithmetic rather than memory. atenaot itself never builds with it.
+F="$B/chain_fast"
+mkdir -p "$F"
+cp "$B"/chain/{chain.cu,chain.h,atenaot.h,atenaot_model.h,atenaot_runtime.c,libatenaot_runtime.so} "$F/"
+echo "--use_fast_math" > "$F/nvcc_flags.txt"
+n="${arch#sm_}"
+"${NVCC:-/usr/local/cuda/bin/nvcc}" -O3 -gencode "arch=compute_$n,code=[sm_$n,compute_$n]" --use_fast_math -Xcompiler -fPIC \
+  -shared -I"$F" -o "$F/libchain.so" "$F/chain.cu" -lcublas
+echo "chain_fast chain chain" >> "$B/manifest.txt"
 cp examples/make_examples.py examples/python/atenaot_model.py "$B/"
 git rev-parse HEAD > "$B/commit.txt"
 echo "$arch" > "$B/arch.txt"
