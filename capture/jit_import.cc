@@ -138,10 +138,22 @@ class JitImporter {
     auto e = env_.find(jv);
     if (e == env_.end() || !e->second.isTensor())
       return Internal("no tensor recorded for %" + jv->debugName());
-    const at::Tensor& t = e->second.toTensor();
+    const at::Tensor t = e->second.toTensor();
     AOT_ASSIGN_OR_RETURN(WeightData w, WeightFromTensor(t));
     std::string name = UniqueName(jv->debugName());
     w.meta.storage = g_->NewStorageId();
+    // Later ops (views of the constant) run on a tensor laid out like the
+    // weight, in a storage that maps to the weight's id, so their storage ids
+    // and offsets are the weight's (bug I1: they kept the constant's own).
+    at::Tensor laid_out = at::empty(t.sizes(), t.options()).copy_(t);  // strides as ContiguousStrides
+    storage_ids_[laid_out.storage().unsafeGetStorageImpl()] = w.meta.storage;
+    env_[jv] = laid_out;
+    // The constant itself, when it is exactly its storage and no other value
+    // claimed it, maps there too (a list built before holds it).
+    const c10::StorageImpl* own = t.storage().unsafeGetStorageImpl();
+    if (t.storage_offset() == 0 && t.is_contiguous() && t.storage().nbytes() == t.nbytes() &&
+        !storage_ids_.count(own))
+      storage_ids_[own] = w.meta.storage;
     Value* v = g_->AddWeight(name, name, w.meta);
     g_->weights()[name] = std::move(w);
     tensors_[jv] = v;
@@ -179,6 +191,52 @@ class JitImporter {
                        " that atenaot cannot represent");
   }
 
+  // ScalarType, Layout and MemoryFormat arguments are plain ints in the JIT
+  // (aten::view(%x, -1) resolves to view.dtype), and LibTorch indexes tables
+  // with them unchecked: an invalid code segfaults instead of throwing. So
+  // they, and Device arguments, are checked before any op runs.
+  static Status CheckEnumArgs(const jit::Node* n, const jit::Stack& stack) {
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    if (!schema) return Status::Ok();
+    const auto& args = schema->arguments();
+    for (size_t i = 0; i < args.size() && i < stack.size(); ++i) {
+      c10::TypePtr t = args[i].real_type();
+      if (auto opt = t->cast<c10::OptionalType>()) t = opt->getElementType();
+      const c10::IValue& iv = stack[i];
+      const std::string what = "argument '" + args[i].name() + "' of " + schema->name();
+      auto check_code = [&](const char* kind, int64_t limit) -> Status {
+        if (!iv.isInt()) return Status::Ok();
+        int64_t v = iv.toInt();
+        if (v < 0 || v >= limit)
+          return InvalidArgument(what + " is " + std::to_string(v) + ", not a valid " + kind + " code");
+        return Status::Ok();
+      };
+      switch (t->kind()) {
+        case c10::TypeKind::ScalarTypeType: {
+          AOT_RETURN_IF_ERROR(check_code("ScalarType", static_cast<int64_t>(c10::ScalarType::Undefined)));
+          if (iv.isInt()) {
+            auto st = static_cast<c10::ScalarType>(iv.toInt());
+            if (!DTypeFromAten(st).ok())
+              return Unsupported(what + " is dtype " + c10::toString(st) + ", which atenaot does not support");
+          }
+          break;
+        }
+        case c10::TypeKind::LayoutType:
+          AOT_RETURN_IF_ERROR(check_code("Layout", static_cast<int64_t>(c10::Layout::NumOptions)));
+          break;
+        case c10::TypeKind::MemoryFormatType:
+          AOT_RETURN_IF_ERROR(check_code("MemoryFormat", static_cast<int64_t>(c10::MemoryFormat::NumOptions)));
+          break;
+        case c10::TypeKind::DeviceObjType:
+          if (iv.isDevice() && !iv.toDevice().is_cpu())
+            return Unsupported(what + " is device " + iv.toDevice().str() + "; atenaot captures CPU programs only");
+          break;
+        default: break;
+      }
+    }
+    return Status::Ok();
+  }
+
   // Executes `n` through its JIT operation on the recorded inputs.
   StatusOr<std::vector<c10::IValue>> Execute(const jit::Node* n) {
     jit::Stack stack;
@@ -187,6 +245,7 @@ class JitImporter {
       if (it == env_.end()) return Internal("input %" + in->debugName() + " has no recorded value");
       stack.push_back(it->second);
     }
+    AOT_RETURN_IF_ERROR(CheckEnumArgs(n, stack));
     try {
       jit::Operation op = n->getOperation();
       op(stack);

@@ -140,8 +140,28 @@ StatusOr<std::unique_ptr<Graph>> LoadTorchScriptText(const std::string& path, co
     if (!sizes || !strides || !st)
       return InvalidArgument("graph input %" + gin[i]->debugName() + " has no complete type (" + tt->str() +
                              "): pass --inputs to give shapes and dtypes");
-    samples.push_back(at::zeros_like(at::empty_strided(*sizes, *strides, at::TensorOptions().dtype(*st)),
-                                     at::MemoryFormat::Preserve));
+    // The type is untrusted text: bound it before allocating a sample (bug FZ7).
+    AOT_ASSIGN_OR_RETURN(DType dt, DTypeFromAten(*st));
+    TensorMeta m;
+    m.dtype = dt;
+    m.sizes = *sizes;
+    m.strides = *strides;
+    std::string too_big = m.sizes.size() == m.strides.size() ? m.SizeError() : "sizes and strides of different rank";
+    for (int64_t s : m.strides)
+      if (too_big.empty() && s < 0) too_big = "a negative stride";
+    if (!too_big.empty()) {
+      std::ostringstream declared;
+      declared << *tt;
+      return InvalidArgument("graph input %" + gin[i]->debugName() + " is declared " + declared.str() +
+                             ", with " + too_big);
+    }
+    try {
+      samples.push_back(at::zeros_like(at::empty_strided(*sizes, *strides, at::TensorOptions().dtype(*st)),
+                                       at::MemoryFormat::Preserve));
+    } catch (const std::exception& e) {
+      return InvalidArgument("cannot make a sample for graph input %" + gin[i]->debugName() + ": " +
+                             OneLine(e.what()));
+    }
   }
   if (!inputs.empty()) samples = ToTensors(inputs);
   return ImportJitGraph(*g, samples, ops);
@@ -188,9 +208,15 @@ StatusOr<std::unique_ptr<Graph>> LoadModel(const std::string& path, const std::v
                                            const OpTable& ops) {
   AOT_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(path, "model file"));
   AOT_ASSIGN_OR_RETURN(ModelFormat f, DetectModelFormat(bytes, path));
-  if (f == ModelFormat::kTorchScriptArchive) return LoadArchive(path, bytes, inputs, ops);
-  if (f == ModelFormat::kAtenaotText) return LoadAtenaotText(path, bytes, inputs, ops);
-  return LoadTorchScriptText(path, bytes, inputs, ops);
+  // The importer boundary: whatever LibTorch throws on a bad model becomes a Status.
+  try {
+    if (f == ModelFormat::kTorchScriptArchive) return LoadArchive(path, bytes, inputs, ops);
+    if (f == ModelFormat::kAtenaotText) return LoadAtenaotText(path, bytes, inputs, ops);
+    return LoadTorchScriptText(path, bytes, inputs, ops);
+  } catch (const std::exception& e) {
+    return InvalidArgument("cannot load " + std::string(ModelFormatName(f)) + " '" + path +
+                           "': LibTorch raised: " + OneLine(e.what()));
+  }
 }
 
 }  // namespace atenaot

@@ -46,18 +46,24 @@ void SkipWs(const std::string& h, size_t* p) {
 }  // namespace
 
 int64_t NpyArray::numel() const {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return n;
+  // Unsigned: ParseNpy bounds shapes; a hand-made NpyArray must not make this UB.
+  uint64_t n = 1;
+  for (int64_t s : shape) n *= static_cast<uint64_t>(s);
+  return static_cast<int64_t>(n);
 }
 
 std::vector<int64_t> NpyArray::Strides() const {
+  // ParseNpy bounds the product to 2^40; unsigned keeps other shapes defined.
   std::vector<int64_t> st(shape.size());
-  int64_t acc = 1;
+  uint64_t acc = 1;
+  auto step = [&](size_t i) {
+    st[i] = static_cast<int64_t>(acc);
+    acc *= static_cast<uint64_t>(shape[i] > 0 ? shape[i] : 1);
+  };
   if (fortran_order) {
-    for (size_t i = 0; i < shape.size(); ++i) { st[i] = acc; acc *= shape[i] > 0 ? shape[i] : 1; }
+    for (size_t i = 0; i < shape.size(); ++i) step(i);
   } else {
-    for (size_t i = shape.size(); i-- > 0;) { st[i] = acc; acc *= shape[i] > 0 ? shape[i] : 1; }
+    for (size_t i = shape.size(); i-- > 0;) step(i);
   }
   return st;
 }
@@ -133,12 +139,16 @@ StatusOr<NpyArray> ParseNpy(const std::string& b, const std::string& what) {
     a.shape.push_back(v);
     SkipWs(h, &p);
     if (p < h.size() && h[p] == ',') ++p;
+    else if (p < h.size() && h[p] != ')') return bad("'shape' dimensions are not separated by ','");
   }
   if (a.shape.size() > 32) return bad("too many dimensions");
-  // Overflow-safe element count.
-  int64_t n = 1;
+  // Overflow-safe element count. A 0 dimension makes the array empty, but the
+  // other dimensions still size the strides, so each counts at least 1.
+  int64_t n = 1, span = 1;
   for (int64_t s : a.shape) {
-    if (s != 0 && n > (int64_t{1} << 40) / s) return bad("array too large");
+    const int64_t s1 = s > 0 ? s : 1;
+    if (span > (int64_t{1} << 40) / s1) return bad("array too large");
+    span *= s1;
     n *= s;
   }
   const size_t need = static_cast<size_t>(n * DTypeSize(a.dtype));

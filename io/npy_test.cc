@@ -90,5 +90,24 @@ TEST(Npy, RejectsMalformedFilesWithAReason) {
   EXPECT_EQ(ReadNpy("/nonexistent/x.npy").status().code(), StatusCode::kIoError);
 }
 
+// FZ4: a 0 dimension made the size check stop guarding, so huge other
+// dimensions passed and Strides() overflowed; "(1 2, 3)" was read as (1, 2, 3).
+TEST(Npy, ZeroSizeShapesAreBoundedAndShapesNeedCommas) {
+  for (const char* order : {"False", "True"}) {
+    auto r = ParseNpy(Header(std::string("{'descr': '<f4', 'fortran_order': ") + order +
+                                 ", 'shape': (0, 10000000000000, 10000000), }",
+                             0),
+                      "t.npy");
+    ASSERT_FALSE(r.ok()) << order;
+    EXPECT_NE(r.status().message().find("too large"), std::string::npos) << r.status().message();
+  }
+  auto empty = ParseNpy(Header("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 5, 7), }", 0), "t.npy");
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ(empty->Strides(), (std::vector<int64_t>{35, 7, 1}));
+  auto r = ParseNpy(Header("{'descr': '<f4', 'fortran_order': False, 'shape': (1 2, 3), }", 24), "t.npy");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not separated by ','"), std::string::npos) << r.status().message();
+}
+
 }  // namespace
 }  // namespace atenaot

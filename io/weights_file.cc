@@ -102,8 +102,13 @@ StatusOr<std::unordered_map<std::string, WeightData>> ReadWeightsFile(const std:
       w.meta.sizes.push_back(s);
     }
     w.meta.strides = ContiguousStrides(w.meta.sizes);
+    // Bounded sizes first: an overflowing product could wrap to the byte count.
+    std::string too_big = w.meta.SizeError();
+    if (!too_big.empty())
+      return InvalidArgument("weights file '" + path + "': \"" + key + "\" has sizes " + w.meta.ToString() +
+                             " with " + too_big);
     AOT_RETURN_IF_ERROR(r.Get(&nbytes));
-    if (static_cast<int64_t>(nbytes) != w.meta.numel() * DTypeSize(w.meta.dtype))
+    if (nbytes != static_cast<uint64_t>(w.meta.numel() * DTypeSize(w.meta.dtype)))
       return InvalidArgument("weights file '" + path + "': \"" + key + "\" has a wrong byte count");
     AOT_RETURN_IF_ERROR(r.Bytes(nbytes, &data));
     w.bytes.assign(data.begin(), data.end());

@@ -1,6 +1,8 @@
 #include "ir/graph.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <numeric>
 
 namespace atenaot {
@@ -10,15 +12,37 @@ std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& sizes) {
   int64_t acc = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     st[i] = acc;
-    acc *= std::max<int64_t>(sizes[i], 1);
+    // Saturates instead of overflowing on sizes no real tensor has (SizeError rejects them).
+    if (__builtin_mul_overflow(acc, std::max<int64_t>(sizes[i], 1), &acc)) acc = INT64_MAX;
   }
   return st;
 }
 
 int64_t TensorMeta::numel() const {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
+  // Unsigned, so a size no reader lets through (SizeError) wraps instead of being UB.
+  uint64_t n = 1;
+  for (int64_t s : sizes) n *= static_cast<uint64_t>(s);
+  return static_cast<int64_t>(n);
+}
+
+std::string TensorMeta::SizeError() const {
+  const int64_t limit = kMaxTensorBytes / DTypeSize(dtype);  // in elements
+  for (int64_t s : sizes)
+    if (s < 0) return "negative size " + std::to_string(s);
+  // Zero-size dimensions count as 1 here, so huge sizes next to a 0 are
+  // bounded too (strides are derived from them).
+  int64_t n = 1, last = 0;  // element count; largest element offset reached
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const int64_t s = std::max<int64_t>(sizes[i], 1);
+    if (__builtin_mul_overflow(n, s, &n) || n > limit) return "more than 2^48 bytes of elements";
+    const int64_t st = i < strides.size() ? strides[i] : 0;
+    int64_t reach = 0;
+    if (st == INT64_MIN || __builtin_mul_overflow(s - 1, std::abs(st), &reach) ||
+        __builtin_add_overflow(last, reach, &last) || last >= limit)
+      return "strides that reach more than 2^48 bytes";
+  }
+  if (offset == INT64_MIN || std::abs(offset) >= limit - last) return "a storage offset beyond 2^48 bytes";
+  return "";
 }
 
 bool TensorMeta::IsContiguous() const {

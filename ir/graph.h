@@ -20,6 +20,9 @@ namespace atenaot {
 class Node;
 class Value;
 
+// 2^48 bytes (256 TiB): far above any real tensor, far below int64 overflow.
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 48;
+
 struct TensorMeta {
   DType dtype = DType::kFloat32;
   std::vector<int64_t> sizes;
@@ -34,6 +37,11 @@ struct TensorMeta {
   // True when two different index tuples map to the same element
   // (expanded/broadcast tensors, as_strided overlap).
   bool HasInternalOverlap() const;
+  // Empty when numel and the bytes the tensor reaches in its storage (offset
+  // included) are at most kMaxTensorBytes, so numel(), SpanBytes() and the
+  // planner's sums cannot overflow; else what is too large. Readers of
+  // untrusted text or files check this before using a meta.
+  std::string SizeError() const;
   bool SameShapeAndType(const TensorMeta& o) const {
     return dtype == o.dtype && sizes == o.sizes;
   }
@@ -214,7 +222,10 @@ class Graph {
   Value* FindValue(const std::string& name) const;
   bool RenameValue(Value* v, const std::string& name);  // false if taken
   int64_t NewStorageId() { return next_storage_++; }
-  void NoteStorageId(int64_t id) { if (id >= next_storage_) next_storage_ = id + 1; }
+  // Readers bound ids (the parser: kMaxStorageId); the guard keeps id + 1 defined.
+  void NoteStorageId(int64_t id) {
+    if (id >= next_storage_ && id < INT64_MAX) next_storage_ = id + 1;
+  }
 
  private:
   Value* NewValue(const std::string& name, ValueKind kind);

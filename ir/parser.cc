@@ -9,6 +9,13 @@
 namespace atenaot {
 namespace {
 
+// Storage ids are small integers numbered from 0; passes size dense tables by
+// the largest one, so an id like 2^62 must not get in.
+constexpr int64_t kMaxStorageId = (int64_t{1} << 20) - 1;
+// Argument lists and return trees are parsed recursively: bound the depth so
+// deep nesting is an error, not a stack overflow.
+constexpr int kMaxNesting = 64;
+
 class IrParser {
  public:
   IrParser(const std::string& t, const OpTable& ops) : t_(t), ops_(ops) {}
@@ -156,6 +163,11 @@ class IrParser {
     if (!Eat('@') || !Eat('s')) return Fail("expected '@sN' (storage id) after the tensor type");
     AOT_ASSIGN_OR_RETURN(m.storage, Int());
     if (m.storage < 0) return Fail("negative storage id");
+    if (m.storage > kMaxStorageId)
+      return Fail("storage id " + std::to_string(m.storage) + " is too large (at most " +
+                  std::to_string(kMaxStorageId) + ")");
+    std::string too_big = m.SizeError();
+    if (!too_big.empty()) { p_ = at; return Fail("tensor type " + m.ToString() + " has " + too_big); }
     return m;
   }
   Status IntList(char close, std::vector<int64_t>* out) {
@@ -193,8 +205,21 @@ class IrParser {
   }
 
   // ---- arguments ----
+  // Counts the recursion depth of ParseArgText/ParseTree.
+  struct DepthGuard {
+    explicit DepthGuard(int* d) : d_(d) { ++*d_; }
+    ~DepthGuard() { --*d_; }
+    int* d_;
+  };
+  Status CheckDepth() const {
+    if (depth_ > kMaxNesting) return Fail("nesting deeper than " + std::to_string(kMaxNesting) + " levels");
+    return Status::Ok();
+  }
+
   // A literal or a value reference; lists may hold either.
   Status ParseArgText(Arg* out) {
+    DepthGuard guard(&depth_);
+    AOT_RETURN_IF_ERROR(CheckDepth());
     Skip();
     if (Peek('%')) {
       AOT_ASSIGN_OR_RETURN(Value* v, Ref());
@@ -417,6 +442,8 @@ class IrParser {
   }
 
   Status ParseTree(std::vector<Value*>* flat, OutputTree* tree) {
+    DepthGuard guard(&depth_);
+    AOT_RETURN_IF_ERROR(CheckDepth());
     Skip();
     if (Peek('(') || Peek('[')) {
       bool tuple = Peek('(');
@@ -444,6 +471,7 @@ class IrParser {
   const std::string& t_;
   const OpTable& ops_;
   size_t p_ = 0;
+  int depth_ = 0;
   std::unique_ptr<Graph> g_;
 };
 
