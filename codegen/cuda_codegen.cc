@@ -50,8 +50,13 @@ bool UsesToken(const std::string& text, const std::string& name) {
   }
   return false;
 }
-// Threads per block for one-block-per-row kernels: a multiple of 32, at most 256.
-int RowBlock(int64_t len) { return static_cast<int>(std::min<int64_t>(256, std::max<int64_t>(32, (len + 31) / 32 * 32))); }
+// Threads per block for one-block-per-row kernels: a multiple of 32 covering
+// the row, at most 256, or 1024 when there are too few rows to fill the GPU
+// with blocks (a full reduction is one long row).
+int RowBlock(int64_t len, int64_t rows) {
+  const int64_t cap = rows <= 128 ? 1024 : 256;
+  return static_cast<int>(std::min<int64_t>(cap, std::max<int64_t>(32, (len + 31) / 32 * 32)));
+}
 
 // The accumulator type of reductions over dtype t.
 std::string AccType(DType t) {
@@ -274,7 +279,7 @@ class CudaEmitter {
     const int64_t rows = Product(outer);
     if (rows == 0) return;
     const std::string it = IndexType(std::max(rows, row_len));
-    const int block = RowBlock(row_len);
+    const int block = RowBlock(row_len, rows);
     std::vector<std::string> vo;
     std::string body = prologue;
     body += "  for (" + it + " o = (" + it + ")blockIdx.x; o < (" + it + ")" + S(rows) + "; o += (" + it + ")gridDim.x) {\n";

@@ -125,6 +125,16 @@ TEST(CudaCodegen, SoftmaxIsABlockReductionPerRow) {
   EXPECT_EQ(Count(s, "aot__block_reduce(sum, aot__add(), sh)"), 1u);
 }
 
+TEST(CudaCodegen, FewLongRowsGetLargerBlocks) {
+  auto c = Compile(R"(graph @f(%x: f32[1000000]@s0) {
+  %s = aten::sum(%x, none) : f32[]@s1
+  return %s
+})");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_NE(c->cuda.source.find("__launch_bounds__(1024)"), std::string::npos);
+  EXPECT_NE(c->cuda.source.find("aot__block_reduce(acc, aot__add(), sh)"), std::string::npos);
+}
+
 TEST(CudaCodegen, ListsEveryUnsupportedOpWithItsNode) {
   auto c = Compile(R"(graph @f(%x: f32[4,8]@s0) {
   %v, %i = aten::topk(%x, 2, -1, true, true) : f32[4,2]@s1, i64[4,2]@s2
