@@ -12,6 +12,7 @@
 #include "codegen/c_support.h"
 #include "codegen/c_types.h"
 #include "codegen/elementwise.h"
+#include "codegen/kernel_util.h"
 #include "ir/view_meta.h"
 #include "passes/type_promotion.h"
 
@@ -19,28 +20,6 @@ namespace atenaot {
 namespace {
 
 bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// A node whose results share memory with an argument without writing it is a
-// view: no code, only pointer arithmetic.
-bool IsViewNode(const Node* n) {
-  if (n->op().Writes()) return false;
-  for (const Value* o : n->outputs())
-    for (const Value* in : n->InputValues())
-      if (o->meta().storage == in->meta().storage) return true;
-  return false;
-}
-
-// Strides of `m` broadcast (right-aligned) to the index space `sizes`.
-std::vector<int64_t> Broadcast(const TensorMeta& m, const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> st(sizes.size(), 0);
-  const size_t r = sizes.size(), rm = m.sizes.size();
-  for (size_t d = 0; d < r; ++d) {
-    if (d + rm < r) continue;
-    size_t od = d + rm - r;
-    st[d] = (m.sizes[od] == 1 && sizes[d] != 1) ? 0 : m.strides[od];
-  }
-  return st;
-}
 
 // ---- which values fuse into their consumer --------------------------------
 
@@ -331,89 +310,10 @@ class CEmitter {
 
   // ---- elementwise kernels (fused) ----
 
-  // Loop dimensions after merging dimensions every tensor walks contiguously.
-  struct Space {
-    std::vector<int64_t> sizes;
-    std::vector<std::vector<int64_t>> strides;  // per tensor, per dim
-  };
-
-  static Space Coalesce(const std::vector<int64_t>& sizes, std::vector<std::vector<int64_t>> strides) {
-    Space s;
-    // Drop size-1 dims, then merge d into d+1 when every tensor allows it.
-    std::vector<int64_t> sz;
-    std::vector<std::vector<int64_t>> st(strides.size());
-    for (size_t d = 0; d < sizes.size(); ++d) {
-      if (sizes[d] == 1) continue;
-      sz.push_back(sizes[d]);
-      for (size_t t = 0; t < strides.size(); ++t) st[t].push_back(strides[t][d]);
-    }
-    for (size_t d = sz.size(); d-- > 1;) {
-      bool ok = true;
-      for (size_t t = 0; t < st.size(); ++t)
-        if (st[t][d - 1] != st[t][d] * sz[d]) ok = false;
-      if (!ok) continue;
-      sz[d - 1] *= sz[d];
-      sz.erase(sz.begin() + static_cast<std::ptrdiff_t>(d));
-      for (size_t t = 0; t < st.size(); ++t) {
-        st[t][d - 1] = st[t][d];
-        st[t].erase(st[t].begin() + static_cast<std::ptrdiff_t>(d));
-      }
-    }
-    s.sizes = sz;
-    s.strides = st;
-    return s;
-  }
-
-  // Gathers the tensors a fused expression tree reads (at its index space).
-  void CollectLoads(const Node* n, int skip_arg, std::vector<const Value*>* loads) {
-    const ElementwiseOp* ew = FindElementwise(*n);
-    for (int a : ew->operands) {
-      if (a == skip_arg) continue;
-      const Arg& arg = n->args()[static_cast<size_t>(a)];
-      if (arg.kind != Arg::Kind::kValue) continue;
-      if (fusion_.fused.count(arg.value)) CollectLoads(arg.value->producer(), -1, loads);
-      else if (std::find(loads->begin(), loads->end(), arg.value) == loads->end()) loads->push_back(arg.value);
-    }
-  }
-
-  DType ComputeDType(const Node* n, const ElementwiseOp& ew) {
-    DType out = n->output()->meta().dtype;
-    if (!ew.compute_in_promoted) return out;
-    std::vector<PromotionOperand> ops;
-    for (int a : ew.operands) {
-      const Arg& arg = n->args()[static_cast<size_t>(a)];
-      if (arg.kind == Arg::Kind::kValue)
-        ops.push_back({arg.value->meta().dtype, false, static_cast<int64_t>(arg.value->meta().sizes.size())});
-      else if (arg.kind == Arg::Kind::kLiteral && arg.literal.kind != Literal::Kind::kNone)
-        ops.push_back({WrappedScalarDType(arg.literal), true, 0});
-    }
-    return ops.empty() ? out : ResultType(ops);
-  }
-
   // n's result (in its output dtype) as a C expression; `self_expr` replaces
   // argument 0 (the running value of an in-place run).
   StatusOr<std::string> Expr(const Node* n, const std::string& self_expr) {
-    const ElementwiseOp* ew = FindElementwise(*n);
-    DType cdt = ComputeDType(n, *ew);
-    AOT_ASSIGN_OR_RETURN(std::string ct, CType(cdt));
-    std::vector<std::string> xs;
-    for (int a : ew->operands) {
-      const Arg& arg = n->args()[static_cast<size_t>(a)];
-      if (a == 0 && !self_expr.empty()) { xs.push_back(CCast(self_expr, cdt)); continue; }
-      if (arg.kind == Arg::Kind::kValue) {
-        if (fusion_.fused.count(arg.value)) {
-          AOT_ASSIGN_OR_RETURN(std::string inner, Expr(arg.value->producer(), ""));
-          xs.push_back(CCast(inner, cdt));
-        } else {
-          xs.push_back(CCast(load_expr_.at(arg.value), cdt));
-        }
-      } else if (arg.kind == Arg::Kind::kLiteral && arg.literal.kind != Literal::Kind::kNone) {
-        xs.push_back(CLiteral(arg.literal, ct));
-      } else {
-        return Unsupported("operand " + std::to_string(a) + " is not a tensor or number");
-      }
-    }
-    return CCast(ew->formula(xs, *n, ct), n->output()->meta().dtype);
+    return FusedExpr(n, self_expr, fusion_.fused, [this](const Value* v) { return load_expr_.at(v); });
   }
 
   // With float_accumulation, a one-element float weight (e.g. a traced
@@ -439,14 +339,14 @@ class CEmitter {
     for (const Node* n : group) comment += (comment.empty() ? "" : "; ") + NodeText(n);
     BeginKernel("fused elementwise: " + comment);
     std::vector<const Value*> loads;
-    for (size_t k = 0; k < group.size(); ++k) CollectLoads(group[k], k == 0 && !group[0]->op().Writes() ? -1 : 0, &loads);
+    for (size_t k = 0; k < group.size(); ++k) FusedLoads(group[k], k == 0 && !group[0]->op().Writes() ? -1 : 0, fusion_.fused, &loads);
     bool load_target = group[0]->op().Writes();  // the run starts from the target's current content
     if (load_target && std::find(loads.begin(), loads.end(), target) == loads.end()) loads.push_back(target);
     const std::vector<int64_t>& sizes = target->meta().sizes;
     std::vector<std::vector<int64_t>> strides;
-    for (const Value* v : loads) strides.push_back(Broadcast(v->meta(), sizes));
+    for (const Value* v : loads) strides.push_back(BroadcastStrides(v->meta(), sizes));
     strides.push_back(target->meta().strides);
-    Space sp = Coalesce(sizes, strides);
+    LoopSpace sp = CoalesceLoops(sizes, strides);
     // Long runs over a flat range go tile by tile: each step is its own short
     // loop over a stack tile, so loops are throughput-bound (independent
     // elements) instead of one deep dependency chain per element.
@@ -822,7 +722,7 @@ class CEmitter {
       TensorMeta lead;
       lead.sizes.assign(m.sizes.begin(), m.sizes.end() - 2);
       lead.strides.assign(m.strides.begin(), m.strides.end() - 2);
-      return Broadcast(lead, batch);
+      return BroadcastStrides(lead, batch);
     };
     AOT_ASSIGN_OR_RETURN(std::string pa, Ptr(a));
     std::string pb;
@@ -844,7 +744,7 @@ class CEmitter {
       TensorMeta cm;
       cm.sizes = {M, N};
       cm.strides = {ym.strides[ry - 2], ym.strides[ry - 1]};
-      std::vector<int64_t> bs = Broadcast(bias->meta(), y->meta().sizes);
+      std::vector<int64_t> bs = BroadcastStrides(bias->meta(), y->meta().sizes);
       int64_t bsm = bs.size() >= 2 ? bs[bs.size() - 2] : 0, bsn = bs.empty() ? 0 : bs.back();
       if (a_vec || b_vec) return Unsupported("matmul with bias on vectors");
       loops_ << ind << "for (int64_t m = 0; m < " << M << "; ++m) for (int64_t n = 0; n < " << N << "; ++n) " << py << "[" << yo
@@ -1066,7 +966,7 @@ class CEmitter {
     std::vector<std::string> ov = v;
     ov[static_cast<size_t>(pos)] = "k";
     loops_ << ind << po << "[" << Lin(ov, om.strides) << "]" << op
-           << CCast(pv + "[" + Lin(v, Broadcast(values->meta(), space)) + "]", om.dtype) << ";\n";
+           << CCast(pv + "[" + Lin(v, BroadcastStrides(values->meta(), space)) + "]", om.dtype) << ";\n";
     CloseLoops(v.size());
     return Status::Ok();
   }
@@ -1083,7 +983,7 @@ class CEmitter {
     std::vector<std::string> v;
     std::string ind = OpenLoops(view.sizes, "s", &v);
     loops_ << ind << py << "[" << view.offset - y->meta().offset << " + " << Lin(v, view.strides) << "] = "
-           << CCast(ps + "[" + Lin(v, Broadcast(src->meta(), view.sizes)) + "]", y->meta().dtype) << ";\n";
+           << CCast(ps + "[" + Lin(v, BroadcastStrides(src->meta(), view.sizes)) + "]", y->meta().dtype) << ";\n";
     CloseLoops(v.size());
     return Status::Ok();
   }

@@ -15,7 +15,6 @@
 #include "codegen/elementwise.h"
 #include "codegen/kernel_util.h"
 #include "ir/view_meta.h"
-#include "passes/type_promotion.h"
 
 namespace atenaot {
 namespace {
@@ -290,55 +289,8 @@ class CudaEmitter {
   }
 
   // ---- elementwise (fused) ----
-  void CollectLoads(const Node* n, int skip_arg, std::vector<const Value*>* loads) {
-    const ElementwiseOp* ew = FindElementwise(*n);
-    for (int a : ew->operands) {
-      if (a == skip_arg) continue;
-      const Arg& arg = n->args()[static_cast<size_t>(a)];
-      if (arg.kind != Arg::Kind::kValue) continue;
-      if (fused_.count(arg.value)) CollectLoads(arg.value->producer(), -1, loads);
-      else if (std::find(loads->begin(), loads->end(), arg.value) == loads->end()) loads->push_back(arg.value);
-    }
-  }
-
-  DType ComputeDType(const Node* n, const ElementwiseOp& ew) {
-    DType out = n->output()->meta().dtype;
-    if (!ew.compute_in_promoted) return out;
-    std::vector<PromotionOperand> ops;
-    for (int a : ew.operands) {
-      const Arg& arg = n->args()[static_cast<size_t>(a)];
-      if (arg.kind == Arg::Kind::kValue)
-        ops.push_back({arg.value->meta().dtype, false, static_cast<int64_t>(arg.value->meta().sizes.size())});
-      else if (arg.kind == Arg::Kind::kLiteral && arg.literal.kind != Literal::Kind::kNone)
-        ops.push_back({WrappedScalarDType(arg.literal), true, 0});
-    }
-    return ops.empty() ? out : ResultType(ops);
-  }
-
-  // n's result as an expression over load_expr_; `self_expr` replaces
-  // argument 0 (the running value of an in-place run).
   StatusOr<std::string> Expr(const Node* n, const std::string& self_expr) {
-    const ElementwiseOp* ew = FindElementwise(*n);
-    DType cdt = ComputeDType(n, *ew);
-    AOT_ASSIGN_OR_RETURN(std::string ct, CType(cdt));
-    std::vector<std::string> xs;
-    for (int a : ew->operands) {
-      const Arg& arg = n->args()[static_cast<size_t>(a)];
-      if (a == 0 && !self_expr.empty()) { xs.push_back(CCast(self_expr, cdt)); continue; }
-      if (arg.kind == Arg::Kind::kValue) {
-        if (fused_.count(arg.value)) {
-          AOT_ASSIGN_OR_RETURN(std::string inner, Expr(arg.value->producer(), ""));
-          xs.push_back(CCast(inner, cdt));
-        } else {
-          xs.push_back(CCast(load_expr_.at(arg.value), cdt));
-        }
-      } else if (arg.kind == Arg::Kind::kLiteral && arg.literal.kind != Literal::Kind::kNone) {
-        xs.push_back(CLiteral(arg.literal, ct));
-      } else {
-        return Unsupported("operand " + S(a) + " is not a tensor or number");
-      }
-    }
-    return CCast(ew->formula(xs, *n, ct), n->output()->meta().dtype);
+    return FusedExpr(n, self_expr, fused_, [this](const Value* v) { return load_expr_.at(v); });
   }
 
   // The statements computing one element into `store` from load_expr_.
@@ -364,7 +316,7 @@ class CudaEmitter {
     comment = "fused elementwise: " + comment;
     BeginStep(comment);
     std::vector<const Value*> loads;
-    for (size_t k = 0; k < group.size(); ++k) CollectLoads(group[k], k == 0 && !group[0]->op().Writes() ? -1 : 0, &loads);
+    for (size_t k = 0; k < group.size(); ++k) FusedLoads(group[k], k == 0 && !group[0]->op().Writes() ? -1 : 0, fused_, &loads);
     const bool load_target = group[0]->op().Writes();  // the run starts from the target's current content
     if (load_target && std::find(loads.begin(), loads.end(), target) == loads.end()) loads.push_back(target);
     const std::vector<int64_t>& sizes = target->meta().sizes;

@@ -5,7 +5,8 @@
 
 namespace atenaot {
 
-// Device helpers. Needs <cuda_runtime.h>, <math.h>, <stdint.h>.
+// Device helpers. Needs <cuda_runtime.h>, <math.h>, <stdint.h> and
+// kCSupportValidation (AOT_UNUSED) before it.
 extern const char kCudaSupportDevice[];
 // Host helpers: CUDA/cuBLAS error messages, launch sizes, pointer checks.
 // Needs "atenaot.h", <cublas_v2.h>, <stdio.h>, and kCSupportValidation

@@ -1,8 +1,10 @@
 #include "codegen/elementwise.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "codegen/c_types.h"
+#include "passes/type_promotion.h"
 
 namespace atenaot {
 namespace {
@@ -196,6 +198,63 @@ const ElementwiseOp* FindElementwise(const Node& n) {
   if (name == "dropout" && n.args().size() > 2 && n.args()[2].literal.kind == Literal::Kind::kBool && n.args()[2].literal.b)
     return nullptr;  // training-mode dropout is random
   return &it->second;
+}
+
+namespace {
+
+// Comparisons and logical ops compute in their operands' promoted type.
+DType ComputeDType(const Node* n, const ElementwiseOp& ew) {
+  DType out = n->output()->meta().dtype;
+  if (!ew.compute_in_promoted) return out;
+  std::vector<PromotionOperand> ops;
+  for (int a : ew.operands) {
+    const Arg& arg = n->args()[static_cast<size_t>(a)];
+    if (arg.kind == Arg::Kind::kValue)
+      ops.push_back({arg.value->meta().dtype, false, static_cast<int64_t>(arg.value->meta().sizes.size())});
+    else if (arg.kind == Arg::Kind::kLiteral && arg.literal.kind != Literal::Kind::kNone)
+      ops.push_back({WrappedScalarDType(arg.literal), true, 0});
+  }
+  return ops.empty() ? out : ResultType(ops);
+}
+
+}  // namespace
+
+void FusedLoads(const Node* n, int skip_arg, const std::unordered_set<const Value*>& fused,
+                std::vector<const Value*>* loads) {
+  const ElementwiseOp* ew = FindElementwise(*n);
+  for (int a : ew->operands) {
+    if (a == skip_arg) continue;
+    const Arg& arg = n->args()[static_cast<size_t>(a)];
+    if (arg.kind != Arg::Kind::kValue) continue;
+    if (fused.count(arg.value)) FusedLoads(arg.value->producer(), -1, fused, loads);
+    else if (std::find(loads->begin(), loads->end(), arg.value) == loads->end()) loads->push_back(arg.value);
+  }
+}
+
+StatusOr<std::string> FusedExpr(const Node* n, const std::string& self_expr,
+                                const std::unordered_set<const Value*>& fused,
+                                const std::function<std::string(const Value*)>& load) {
+  const ElementwiseOp* ew = FindElementwise(*n);
+  DType cdt = ComputeDType(n, *ew);
+  AOT_ASSIGN_OR_RETURN(std::string ct, CType(cdt));
+  std::vector<std::string> xs;
+  for (int a : ew->operands) {
+    const Arg& arg = n->args()[static_cast<size_t>(a)];
+    if (a == 0 && !self_expr.empty()) { xs.push_back(CCast(self_expr, cdt)); continue; }
+    if (arg.kind == Arg::Kind::kValue) {
+      if (fused.count(arg.value)) {
+        AOT_ASSIGN_OR_RETURN(std::string inner, FusedExpr(arg.value->producer(), "", fused, load));
+        xs.push_back(CCast(inner, cdt));
+      } else {
+        xs.push_back(CCast(load(arg.value), cdt));
+      }
+    } else if (arg.kind == Arg::Kind::kLiteral && arg.literal.kind != Literal::Kind::kNone) {
+      xs.push_back(CLiteral(arg.literal, ct));
+    } else {
+      return Unsupported("operand " + std::to_string(a) + " is not a tensor or number");
+    }
+  }
+  return CCast(ew->formula(xs, *n, ct), n->output()->meta().dtype);
 }
 
 }  // namespace atenaot

@@ -4,9 +4,11 @@
 
 #include <functional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/status.h"
 
 namespace atenaot {
 
@@ -22,5 +24,19 @@ struct ElementwiseOp {
 
 // nullptr when the node's op is not elementwise (or not supported as such).
 const ElementwiseOp* FindElementwise(const Node& n);
+
+// The tensors the fused elementwise tree rooted at n reads, each once, in
+// first-use order (values in `fused` are computed inline, so their own
+// operands are read instead); argument `skip_arg` of n (or -1) is left out.
+void FusedLoads(const Node* n, int skip_arg, const std::unordered_set<const Value*>& fused,
+                std::vector<const Value*>* loads);
+
+// n's result, in its output dtype, as a C (or CUDA) expression with the
+// producers of its `fused` operands inlined; `load(v)` reads tensor v at the
+// current index; a non-empty `self_expr` replaces argument 0 (the running
+// value of an in-place run).
+StatusOr<std::string> FusedExpr(const Node* n, const std::string& self_expr,
+                                const std::unordered_set<const Value*>& fused,
+                                const std::function<std::string(const Value*)>& load);
 
 }  // namespace atenaot
