@@ -1111,7 +1111,11 @@ class Generator {
     const Shape ts = Sz(target);
     s->op = Op::kIndexPut_;
     s->flag = rng_.Chance(0.4);
-    auto is_index = [&](int id) { return Tn(id).scalar_type() == at::kLong && Tn(id).dim() == 1; };
+    // Indices must not share memory with the target: eager reads them while it
+    // writes, so the result would depend on the order of its writes.
+    auto is_index = [&](int id) {
+      return Tn(id).scalar_type() == at::kLong && Tn(id).dim() == 1 && SafeOperand(t, Tn(id), false);
+    };
     Shape result;  // the shape index_put_'s values broadcast to
     const size_t mode = rng_.Weighted({5, ts.size() >= 2 ? 2 : 0, ts.size() >= 2 ? 2 : 0, 3});
     std::vector<int> idx;
@@ -1141,6 +1145,7 @@ class Generator {
     } else {  // a bool mask over leading dims: values broadcast over the selected rows
       int m = PickId([&](int id) {
         if (!is_bool(id) || Tn(id).dim() == 0 || Tn(id).dim() > t.dim()) return false;
+        if (!SafeOperand(t, Tn(id), false)) return false;
         return Sz(id) == Shape(ts.begin(), ts.begin() + Tn(id).dim());
       });
       if (m < 0) return false;
