@@ -433,36 +433,15 @@ class CudaEmitter {
     const Value* x = n->input(0);
     const Value* y = n->output();
     const std::string& name = n->op().schema.name;
-    const size_t rank = x->meta().sizes.size();
-    std::vector<bool> reduced(rank, true);
-    bool keepdim = false;
-    if (n->args().size() >= 3 && n->args()[1].kind == Arg::Kind::kLiteral && n->args()[1].literal.kind == Literal::Kind::kIntList) {
-      std::fill(reduced.begin(), reduced.end(), n->args()[1].literal.ints.empty());
-      for (int64_t d : n->args()[1].literal.ints) reduced[static_cast<size_t>(NormDim(d, rank))] = true;
-      keepdim = n->args()[2].literal.kind == Literal::Kind::kBool && n->args()[2].literal.b;
-    } else if (n->args().size() >= 3 && n->args()[1].kind == Arg::Kind::kLiteral && n->args()[1].literal.kind == Literal::Kind::kInt) {
-      std::fill(reduced.begin(), reduced.end(), false);
-      reduced[static_cast<size_t>(NormDim(n->args()[1].literal.i, rank))] = true;
-      keepdim = n->args()[2].literal.b;
-    }
+    const ReductionDims rd = ReduceDims(n);
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     DType adt = IsFloatingPoint(y->meta().dtype) ? (x->meta().dtype == DType::kFloat64 || y->meta().dtype == DType::kFloat64
                                                         ? DType::kFloat64 : DType::kFloat32)
                                                  : DType::kInt64;
     const std::string acc_t = AccType(adt);
-    std::vector<int64_t> outer, inner, xo, xi, yo;
-    for (size_t d = 0; d < rank; ++d) {
-      if (reduced[d]) { inner.push_back(x->meta().sizes[d]); xi.push_back(x->meta().strides[d]); }
-      else { outer.push_back(x->meta().sizes[d]); xo.push_back(x->meta().strides[d]); }
-    }
-    size_t yd = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      if (reduced[d]) { if (keepdim) ++yd; continue; }
-      yo.push_back(yd < y->meta().strides.size() ? y->meta().strides[yd] : 0);
-      ++yd;
-    }
-    const int64_t count = Product(inner);
+    const std::vector<int64_t>&outer = rd.outer, &inner = rd.inner, &xo = rd.x_outer, &xi = rd.x_inner, &yo = rd.y_outer;
+    const int64_t count = rd.count;
     const bool minmax = name == "amax" || name == "amin";
     if (minmax && count == 0) return Unsupported(name + " over an empty dimension");
     const std::string op = name == "sum" || name == "mean" ? "aot__add" : name == "prod" ? "aot__mul" : name == "amax" ? "aot__max" : "aot__min";
@@ -485,29 +464,17 @@ class CudaEmitter {
   Status ReduceWithIndex(const Node* n) {
     const Value* x = n->input(0);
     const std::string& name = n->op().schema.name;
-    const size_t rank = x->meta().sizes.size();
-    if (n->args()[1].kind != Arg::Kind::kLiteral || n->args()[1].literal.kind != Literal::Kind::kInt)
-      return Unsupported("reduction over all dimensions with indices");
-    const size_t dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
-    const bool keepdim = n->args()[2].literal.kind == Literal::Kind::kBool && n->args()[2].literal.b;
-    const bool is_max = name == "max" || name == "argmax";
-    const Value* vals = (name == "max" || name == "min") ? n->output(0) : nullptr;
-    const Value* idx = (name == "max" || name == "min") ? n->output(1) : n->output(0);
+    AOT_ASSIGN_OR_RETURN(const IndexReductionDims ir, IndexReduceDims(n));
+    const size_t dim = ir.dim;
+    const bool is_max = ir.is_max;
+    const Value *vals = ir.values, *idx = ir.indices;
     const int64_t len = x->meta().sizes[dim];
     if (len == 0) return Unsupported(name + " over an empty dimension");
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     std::string pv;
     if (vals) { AOT_ASSIGN_OR_RETURN(pv, Ptr(vals)); }
     AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
-    std::vector<int64_t> outer, xo, yo, vo_st;
-    for (size_t d = 0, k = 0; d < rank; ++d) {
-      if (d == dim) { if (keepdim) ++k; continue; }
-      outer.push_back(x->meta().sizes[d]);
-      xo.push_back(x->meta().strides[d]);
-      yo.push_back(idx->meta().strides[k]);
-      if (vals) vo_st.push_back(vals->meta().strides[k]);
-      ++k;
-    }
+    const std::vector<int64_t>&outer = ir.outer, &xo = ir.x_outer, &yo = ir.idx_outer, &vo_st = ir.values_outer;
     const std::string acc_t = AccType(x->meta().dtype);
     const std::string km = is_max ? "true" : "false";
     Rows(step_comment_, outer, len, "  __shared__ " + acc_t + " shv[32];\n  __shared__ int64_t shi[32];\n",
@@ -640,47 +607,16 @@ class CudaEmitter {
   // the transpose: C^T = B^T A^T in column-major), batch dims broadcast and
   // merged into strided batches where they allow.
   Status Matmul(const Node* n) {
-    const std::string& name = n->op().schema.name;
     const Value* y = n->output();
-    if (y->meta().dtype != DType::kFloat32) return Unsupported("matmul in dtype " + std::string(DTypeName(y->meta().dtype)));
-    const Value *a = nullptr, *b = nullptr, *bias = nullptr;
-    bool b_transposed = false;  // linear: y = a @ w^T
-    double alpha = 1, beta = 0;
-    auto num = [&](int i) { const Literal& l = Lit(n, i); return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i); };
-    if (name == "addmm") {
-      bias = n->input(0); a = n->input(1); b = n->input(2);
-      beta = num(3);
-      alpha = num(4);
-    } else if (name == "linear") {
-      a = n->input(0); b = n->input(1); bias = n->input(2); b_transposed = true; beta = bias ? 1 : 0;
-    } else {
-      a = n->input(0); b = n->input(1);
-    }
-    if (!a || !b || a->meta().dtype != DType::kFloat32 || b->meta().dtype != DType::kFloat32)
-      return Unsupported("matmul operands must be f32 tensors");
-    TensorMeta am = a->meta(), bm = b->meta();
-    if (b_transposed) {
-      if (bm.sizes.size() != 2) return Unsupported("linear weight must be 2-D");
-      std::swap(bm.sizes[0], bm.sizes[1]);
-      std::swap(bm.strides[0], bm.strides[1]);
-    }
-    const bool a_vec = am.sizes.size() == 1, b_vec = bm.sizes.size() == 1;
-    if (a_vec) { am.sizes.insert(am.sizes.begin(), 1); am.strides.insert(am.strides.begin(), 0); }
-    if (b_vec) { bm.sizes.push_back(1); bm.strides.push_back(0); }
-    const size_t ra = am.sizes.size(), rb = bm.sizes.size();
-    const int64_t M = am.sizes[ra - 2], K = am.sizes[ra - 1], N = bm.sizes[rb - 1];
-    if (bm.sizes[rb - 2] != K) return Internal("matmul inner sizes differ");
-    TensorMeta ym = y->meta();
-    if (a_vec) { ym.sizes.insert(ym.sizes.end() - (b_vec ? 0 : 1), 1); ym.strides.insert(ym.strides.end() - (b_vec ? 0 : 1), 0); }
-    if (b_vec) { ym.sizes.push_back(1); ym.strides.push_back(0); }
-    const size_t ry = ym.sizes.size();
-    std::vector<int64_t> batch(ym.sizes.begin(), ym.sizes.end() - 2);
-    auto batch_strides = [&](const TensorMeta& m) {
-      TensorMeta lead;
-      lead.sizes.assign(m.sizes.begin(), m.sizes.end() - 2);
-      lead.strides.assign(m.strides.begin(), m.strides.end() - 2);
-      return BroadcastStrides(lead, batch);
-    };
+    AOT_ASSIGN_OR_RETURN(const MatmulShape ms, AnalyzeMatmul(n));
+    const Value *a = ms.a, *b = ms.b, *bias = ms.bias;
+    const bool a_vec = ms.a_vec, b_vec = ms.b_vec;
+    const double alpha = ms.alpha, beta = ms.beta;
+    const TensorMeta &am = ms.am, &bm = ms.bm, &ym = ms.ym;
+    const size_t ra = am.sizes.size(), rb = bm.sizes.size(), ry = ym.sizes.size();
+    const int64_t M = ms.M, K = ms.K, N = ms.N;
+    const std::vector<int64_t>& batch = ms.batch;
+    auto batch_strides = [&](const TensorMeta& m) { return ms.BatchStrides(m); };
     if (bias && (a_vec || b_vec)) return Unsupported("matmul with bias on vectors");
     if (M == 0 || N == 0 || Product(batch) == 0) return Status::Ok();
     if (K == 0) return Unsupported("matmul with an empty inner dimension");
@@ -735,21 +671,10 @@ class CudaEmitter {
   }
 
   Status Conv2d(const Node* n) {
-    const std::string& name = n->op().schema.name;
     const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
-    std::vector<int64_t> stride, pad, dil;
-    int64_t groups = 1;
-    if (name == "conv2d") {
-      if (n->args()[4].literal.kind != Literal::Kind::kIntList) return Unsupported("conv2d with string padding");
-      stride = n->args()[3].literal.ints; pad = n->args()[4].literal.ints; dil = n->args()[5].literal.ints; groups = n->args()[6].literal.i;
-    } else {
-      if (n->args()[6].literal.b) return Unsupported("transposed convolution");
-      stride = n->args()[3].literal.ints; pad = n->args()[4].literal.ints; dil = n->args()[5].literal.ints; groups = n->args()[8].literal.i;
-    }
-    if (x->meta().sizes.size() != 4 || stride.size() != 2) return Unsupported("only 2-D convolution");
-    if (y->meta().dtype != DType::kFloat32) return Unsupported("conv2d in a dtype other than f32");
-    if (pad.size() == 1) pad.push_back(pad[0]);
-    if (dil.size() == 1) dil.push_back(dil[0]);
+    AOT_ASSIGN_OR_RETURN(const Conv2dArgs ca, Conv2dArguments(n));
+    const std::vector<int64_t>&stride = ca.stride, &pad = ca.pad, &dil = ca.dil;
+    const int64_t groups = ca.groups;
     const auto& xs = x->meta().sizes;
     const auto& ws = w->meta().sizes;
     const int64_t cin_g = ws[1], cout_g = ws[0] / groups;
@@ -782,21 +707,10 @@ class CudaEmitter {
   }
 
   Status Pool2d(const Node* n) {
-    const bool is_max = n->op().schema.name == "max_pool2d";
     const Value *x = n->input(0), *y = n->output();
-    if (x->meta().sizes.size() != 4) return Unsupported("only 4-D pooling");
-    std::vector<int64_t> k = n->args()[1].literal.ints, s = n->args()[2].literal.ints, p = n->args()[3].literal.ints, d = {1, 1};
-    if (s.empty()) s = k;
-    if (k.size() == 1) k.push_back(k[0]);
-    if (s.size() == 1) s.push_back(s[0]);
-    if (p.size() == 1) p.push_back(p[0]);
-    bool count_pad = true;
-    if (is_max) { d = n->args()[4].literal.ints; if (d.size() == 1) d.push_back(d[0]); }
-    else {
-      count_pad = n->args()[5].literal.b;
-      if (n->args()[6].kind == Arg::Kind::kLiteral && n->args()[6].literal.kind != Literal::Kind::kNone)
-        return Unsupported("avg_pool2d with divisor_override");
-    }
+    AOT_ASSIGN_OR_RETURN(const Pool2dArgs pa, Pool2dArguments(n));
+    const bool is_max = pa.is_max, count_pad = pa.count_pad;
+    const std::vector<int64_t>&k = pa.k, &s = pa.s, &p = pa.p, &d = pa.d;
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     const auto& xs = x->meta().sizes;

@@ -1,6 +1,8 @@
 #include "codegen/kernel_util.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <string>
 
 namespace atenaot {
 
@@ -44,6 +46,175 @@ LoopSpace CoalesceLoops(const std::vector<int64_t>& sizes, const std::vector<std
     }
   }
   return {sz, st};
+}
+
+namespace {
+
+int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
+double Number(const Literal& l) { return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i); }
+std::vector<int64_t> Pair(std::vector<int64_t> v) {
+  if (v.size() == 1) v.push_back(v[0]);
+  return v;
+}
+
+}  // namespace
+
+ReductionDims ReduceDims(const Node* n) {
+  const Value* x = n->input(0);
+  const Value* y = n->output();
+  const size_t rank = x->meta().sizes.size();
+  std::vector<bool> reduced(rank, true);
+  bool keepdim = false;
+  const std::vector<Arg>& args = n->args();
+  if (args.size() >= 3 && args[1].kind == Arg::Kind::kLiteral && args[1].literal.kind == Literal::Kind::kIntList) {
+    std::fill(reduced.begin(), reduced.end(), args[1].literal.ints.empty());
+    for (int64_t d : args[1].literal.ints) reduced[static_cast<size_t>(NormDim(d, rank))] = true;
+    keepdim = args[2].literal.kind == Literal::Kind::kBool && args[2].literal.b;
+  } else if (args.size() >= 3 && args[1].kind == Arg::Kind::kLiteral && args[1].literal.kind == Literal::Kind::kInt) {
+    std::fill(reduced.begin(), reduced.end(), false);
+    reduced[static_cast<size_t>(NormDim(args[1].literal.i, rank))] = true;
+    keepdim = args[2].literal.b;
+  }
+  ReductionDims r;
+  for (size_t d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      r.inner.push_back(x->meta().sizes[d]);
+      r.x_inner.push_back(x->meta().strides[d]);
+      r.count *= x->meta().sizes[d];
+    } else {
+      r.outer.push_back(x->meta().sizes[d]);
+      r.x_outer.push_back(x->meta().strides[d]);
+    }
+  }
+  // y's strides for the kept dims (skipping kept size-1 dims of reduced axes).
+  size_t yd = 0;
+  for (size_t d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      if (keepdim) ++yd;
+      continue;
+    }
+    r.y_outer.push_back(yd < y->meta().strides.size() ? y->meta().strides[yd] : 0);
+    ++yd;
+  }
+  return r;
+}
+
+StatusOr<IndexReductionDims> IndexReduceDims(const Node* n) {
+  const Value* x = n->input(0);
+  const std::string& name = n->op().schema.name;
+  const size_t rank = x->meta().sizes.size();
+  if (n->args()[1].kind != Arg::Kind::kLiteral || n->args()[1].literal.kind != Literal::Kind::kInt)
+    return Unsupported("reduction over all dimensions with indices");
+  IndexReductionDims r;
+  r.dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
+  const bool keepdim = n->args()[2].literal.kind == Literal::Kind::kBool && n->args()[2].literal.b;
+  r.is_max = name == "max" || name == "argmax";
+  r.values = (name == "max" || name == "min") ? n->output(0) : nullptr;
+  r.indices = (name == "max" || name == "min") ? n->output(1) : n->output(0);
+  for (size_t d = 0, yd = 0; d < rank; ++d) {
+    if (d == r.dim) {
+      if (keepdim) ++yd;
+      continue;
+    }
+    r.outer.push_back(x->meta().sizes[d]);
+    r.x_outer.push_back(x->meta().strides[d]);
+    r.idx_outer.push_back(r.indices->meta().strides[yd]);
+    if (r.values) r.values_outer.push_back(r.values->meta().strides[yd]);
+    ++yd;
+  }
+  return r;
+}
+
+std::vector<int64_t> MatmulShape::BatchStrides(const TensorMeta& m) const {
+  TensorMeta lead;
+  lead.sizes.assign(m.sizes.begin(), m.sizes.end() - 2);
+  lead.strides.assign(m.strides.begin(), m.strides.end() - 2);
+  return BroadcastStrides(lead, batch);
+}
+
+StatusOr<MatmulShape> AnalyzeMatmul(const Node* n) {
+  const std::string& name = n->op().schema.name;
+  const Value* y = n->output();
+  if (y->meta().dtype != DType::kFloat32) return Unsupported("matmul in dtype " + std::string(DTypeName(y->meta().dtype)));
+  MatmulShape m;
+  if (name == "addmm") {
+    m.bias = n->input(0); m.a = n->input(1); m.b = n->input(2);
+    m.beta = Number(n->args()[3].literal);
+    m.alpha = Number(n->args()[4].literal);
+  } else if (name == "linear") {
+    m.a = n->input(0); m.b = n->input(1); m.bias = n->input(2); m.b_transposed = true; m.beta = m.bias ? 1 : 0;
+  } else {
+    m.a = n->input(0); m.b = n->input(1);
+  }
+  if (!m.a || !m.b || m.a->meta().dtype != DType::kFloat32 || m.b->meta().dtype != DType::kFloat32)
+    return Unsupported("matmul operands must be f32 tensors");
+  m.am = m.a->meta();
+  m.bm = m.b->meta();
+  if (m.b_transposed) {  // view w [N, K] as [K, N]
+    if (m.bm.sizes.size() != 2) return Unsupported("linear weight must be 2-D");
+    std::swap(m.bm.sizes[0], m.bm.sizes[1]);
+    std::swap(m.bm.strides[0], m.bm.strides[1]);
+  }
+  m.a_vec = m.am.sizes.size() == 1;
+  m.b_vec = m.bm.sizes.size() == 1;
+  if (m.a_vec) { m.am.sizes.insert(m.am.sizes.begin(), 1); m.am.strides.insert(m.am.strides.begin(), 0); }
+  if (m.b_vec) { m.bm.sizes.push_back(1); m.bm.strides.push_back(0); }
+  const size_t ra = m.am.sizes.size(), rb = m.bm.sizes.size();
+  m.M = m.am.sizes[ra - 2];
+  m.K = m.am.sizes[ra - 1];
+  m.N = m.bm.sizes[rb - 1];
+  if (m.bm.sizes[rb - 2] != m.K) return Internal("matmul inner sizes differ");
+  // Batch = y's leading dims (y has them broadcast); operands broadcast to them.
+  m.ym = y->meta();
+  if (m.a_vec) {
+    m.ym.sizes.insert(m.ym.sizes.end() - (m.b_vec ? 0 : 1), 1);
+    m.ym.strides.insert(m.ym.strides.end() - (m.b_vec ? 0 : 1), 0);
+  }
+  if (m.b_vec) { m.ym.sizes.push_back(1); m.ym.strides.push_back(0); }
+  m.batch.assign(m.ym.sizes.begin(), m.ym.sizes.end() - 2);
+  return m;
+}
+
+StatusOr<Conv2dArgs> Conv2dArguments(const Node* n) {
+  const Value *x = n->input(0), *y = n->output();
+  Conv2dArgs c;
+  const std::vector<Arg>& a = n->args();
+  if (n->op().schema.name == "conv2d") {
+    if (a[4].literal.kind != Literal::Kind::kIntList) return Unsupported("conv2d with string padding");
+    c.groups = a[6].literal.i;
+  } else {  // _convolution / convolution: (..., stride, padding, dilation, transposed, output_padding, groups, ...)
+    if (a[6].literal.b) return Unsupported("transposed convolution");
+    c.groups = a[8].literal.i;
+  }
+  c.stride = Pair(a[3].literal.ints);
+  c.pad = Pair(a[4].literal.ints);
+  c.dil = Pair(a[5].literal.ints);
+  if (x->meta().sizes.size() != 4 || c.stride.size() != 2) return Unsupported("only 2-D convolution");
+  if (y->meta().dtype != DType::kFloat32) return Unsupported("conv2d in a dtype other than f32");
+  return c;
+}
+
+StatusOr<Pool2dArgs> Pool2dArguments(const Node* n) {
+  Pool2dArgs p;
+  p.is_max = n->op().schema.name == "max_pool2d";
+  if (n->input(0)->meta().sizes.size() != 4) return Unsupported("only 4-D pooling");
+  const std::vector<Arg>& a = n->args();
+  p.k = a[1].literal.ints;
+  p.s = a[2].literal.ints;
+  p.p = a[3].literal.ints;
+  p.d = {1, 1};
+  if (p.s.empty()) p.s = p.k;
+  p.k = Pair(p.k);
+  p.s = Pair(p.s);
+  p.p = Pair(p.p);
+  if (p.is_max) {
+    p.d = Pair(a[4].literal.ints);
+  } else {
+    p.count_pad = a[5].literal.b;
+    if (a[6].kind == Arg::Kind::kLiteral && a[6].literal.kind != Literal::Kind::kNone)
+      return Unsupported("avg_pool2d with divisor_override");
+  }
+  return p;
 }
 
 }  // namespace atenaot

@@ -1,11 +1,14 @@
-// Index-space helpers the code generators share (C and CUDA): which nodes are
-// views, broadcasting strides, merging loop dimensions.
+// What the code generators (C and CUDA) share: which nodes are views,
+// broadcasting strides, merging loop dimensions, and the shapes and
+// arguments of the ops they lower as kernels (reductions, matmuls,
+// convolutions, pools), read off the node once.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/status.h"
 
 namespace atenaot {
 
@@ -23,5 +26,55 @@ struct LoopSpace {
   std::vector<std::vector<int64_t>> strides;  // per tensor, per dim
 };
 LoopSpace CoalesceLoops(const std::vector<int64_t>& sizes, const std::vector<std::vector<int64_t>>& strides);
+
+// sum/mean/amax/amin/prod: the kept (outer) and reduced (inner) dimensions
+// of the input, and the output's strides for the kept ones.
+struct ReductionDims {
+  std::vector<int64_t> outer, inner;                // sizes
+  std::vector<int64_t> x_outer, x_inner, y_outer;   // strides
+  int64_t count = 1;                                // elements per output
+};
+ReductionDims ReduceDims(const Node* n);
+
+// max.dim/min.dim/argmax/argmin over one dimension.
+struct IndexReductionDims {
+  size_t dim = 0;
+  bool is_max = false;
+  const Value* values = nullptr;   // max.dim/min.dim only
+  const Value* indices = nullptr;
+  std::vector<int64_t> outer, x_outer, idx_outer, values_outer;  // sizes, then strides
+};
+StatusOr<IndexReductionDims> IndexReduceDims(const Node* n);
+
+// mm/bmm/matmul/addmm/linear (f32): C[batch] = alpha A @ B + beta bias, with
+// vectors as 1-row/1-column matrices, linear's weight viewed as [K, N] and
+// the batch dims of y (operands broadcast to them).
+struct MatmulShape {
+  const Value *a = nullptr, *b = nullptr, *bias = nullptr;
+  bool b_transposed = false;  // linear: y = a @ w^T
+  bool a_vec = false, b_vec = false;
+  double alpha = 1, beta = 0;
+  TensorMeta am, bm, ym;      // as matrices (rank >= 2)
+  int64_t M = 0, K = 0, N = 0;
+  std::vector<int64_t> batch;
+  // m's strides over `batch` (its leading dims, broadcast).
+  std::vector<int64_t> BatchStrides(const TensorMeta& m) const;
+};
+StatusOr<MatmulShape> AnalyzeMatmul(const Node* n);
+
+// conv2d/_convolution/convolution (2-D, f32, not transposed).
+struct Conv2dArgs {
+  std::vector<int64_t> stride, pad, dil;  // two entries each
+  int64_t groups = 1;
+};
+StatusOr<Conv2dArgs> Conv2dArguments(const Node* n);
+
+// max_pool2d/avg_pool2d (4-D input, no divisor_override).
+struct Pool2dArgs {
+  bool is_max = false;
+  std::vector<int64_t> k, s, p, d;  // two entries each
+  bool count_pad = true;            // avg_pool2d's count_include_pad
+};
+StatusOr<Pool2dArgs> Pool2dArguments(const Node* n);
 
 }  // namespace atenaot
