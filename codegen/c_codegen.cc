@@ -84,35 +84,9 @@ class CEmitter {
       return InvalidArgument("model name '" + opts_.name + "' is not a C identifier");
     fusion_ = ComputeFusion(g_);
     AOT_RETURN_IF_ERROR(Locate());
-    std::vector<const Node*> nodes;
-    for (const Node* n : g_.nodes()) nodes.push_back(n);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const Node* n = nodes[i];
-      if (IsViewNode(n) || (n->outputs().size() == 1 && fusion_.fused.count(n->output()))) continue;
-      const ElementwiseOp* ew = FindElementwise(*n);
-      if (ew && !n->outputs().empty() && n->outputs().size() == 1) {
-        // A run of in-place elementwise updates of the same tensor joins it.
-        std::vector<const Node*> group = {n};
-        const Value* target = n->op().Writes() ? n->input(0) : n->output();
-        while (i + 1 < nodes.size()) {
-          const Node* m = nodes[i + 1];
-          if (m->outputs().size() == 1 && fusion_.fused.count(m->output())) { ++i; continue; }
-          if (m->op().kind != OpKind::kInplace || m->input(0) != target || !FindElementwise(*m) ||
-              m->output()->meta().sizes != target->meta().sizes)
-            break;
-          bool aliased = false;
-          for (size_t k = 1; k < m->InputValues().size(); ++k)
-            if (m->InputValues()[k]->meta().storage == target->meta().storage) aliased = true;
-          if (aliased) break;
-          group.push_back(m);
-          ++i;
-        }
-        Status s = EmitElementwise(group, target);
-        if (!s.ok()) unsupported_.push_back(NodeText(n) + ": " + s.message());
-        continue;
-      }
-      Status s = EmitKernel(n);
-      if (!s.ok()) unsupported_.push_back(NodeText(n) + ": " + s.message());
+    for (const KernelStep& k : KernelSchedule(g_, fusion_.fused)) {
+      Status s = k.target ? EmitElementwise(k.nodes, k.target) : EmitKernel(k.nodes[0]);
+      if (!s.ok()) unsupported_.push_back(NodeText(k.nodes[0]) + ": " + s.message());
     }
     AOT_RETURN_IF_ERROR(EmitOutputCopies());
     if (!unsupported_.empty()) {
@@ -1026,6 +1000,37 @@ class CEmitter {
 };
 
 }  // namespace
+
+std::vector<KernelStep> KernelSchedule(const Graph& g, const std::unordered_set<const Value*>& fused) {
+  std::vector<const Node*> nodes;
+  for (const Node* n : g.nodes()) nodes.push_back(n);
+  std::vector<KernelStep> steps;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node* n = nodes[i];
+    if (IsViewNode(n) || (n->outputs().size() == 1 && fused.count(n->output()))) continue;
+    if (!FindElementwise(*n) || n->outputs().size() != 1) {
+      steps.push_back({{n}, nullptr});
+      continue;
+    }
+    // A run of in-place elementwise updates of the same tensor joins it.
+    KernelStep k{{n}, n->op().Writes() ? n->input(0) : n->output()};
+    while (i + 1 < nodes.size()) {
+      const Node* m = nodes[i + 1];
+      if (m->outputs().size() == 1 && fused.count(m->output())) { ++i; continue; }
+      if (m->op().kind != OpKind::kInplace || m->input(0) != k.target || !FindElementwise(*m) ||
+          m->output()->meta().sizes != k.target->meta().sizes)
+        break;
+      bool aliased = false;
+      for (size_t a = 1; a < m->InputValues().size(); ++a)
+        if (m->InputValues()[a]->meta().storage == k.target->meta().storage) aliased = true;
+      if (aliased) break;
+      k.nodes.push_back(m);
+      ++i;
+    }
+    steps.push_back(std::move(k));
+  }
+  return steps;
+}
 
 std::unordered_set<const Value*> FusedAwayValues(const Graph& g) { return ComputeFusion(g).fused; }
 

@@ -34,6 +34,16 @@ struct CodegenOptions {
 // buffer, so the planner skips them. Compute this first, then plan with it.
 std::unordered_set<const Value*> FusedAwayValues(const Graph& g);
 
+// The kernels both backends emit, in order: a fused elementwise group (its
+// first node, then the in-place elementwise updates of the same tensor that
+// follow, skipping values in `fused`) writing `target`, or one other node
+// (target nullptr). Views and fused values get no kernel.
+struct KernelStep {
+  std::vector<const Node*> nodes;
+  const Value* target = nullptr;
+};
+std::vector<KernelStep> KernelSchedule(const Graph& g, const std::unordered_set<const Value*>& fused);
+
 // (output, input) pairs whose kernels may write over their input: pass them
 // to the planner so an output takes over its input's buffer when that dies.
 ReusePairs KernelReusePairs(const Graph& g, const std::unordered_set<const Value*>& fused);

@@ -98,35 +98,9 @@ class CudaEmitter {
       return InvalidArgument("block size must be a multiple of 32 in [32, 1024]");
     fused_ = FusedAwayValues(g_);
     AOT_RETURN_IF_ERROR(Locate());
-    std::vector<const Node*> nodes;
-    for (const Node* n : g_.nodes()) nodes.push_back(n);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const Node* n = nodes[i];
-      if (IsViewNode(n) || (n->outputs().size() == 1 && fused_.count(n->output()))) continue;
-      if (FindElementwise(*n) && n->outputs().size() == 1) {
-        // A run of in-place elementwise updates of the same tensor joins it
-        // (the C backend's grouping).
-        std::vector<const Node*> group = {n};
-        const Value* target = n->op().Writes() ? n->input(0) : n->output();
-        while (i + 1 < nodes.size()) {
-          const Node* m = nodes[i + 1];
-          if (m->outputs().size() == 1 && fused_.count(m->output())) { ++i; continue; }
-          if (m->op().kind != OpKind::kInplace || m->input(0) != target || !FindElementwise(*m) ||
-              m->output()->meta().sizes != target->meta().sizes)
-            break;
-          bool aliased = false;
-          for (size_t k = 1; k < m->InputValues().size(); ++k)
-            if (m->InputValues()[k]->meta().storage == target->meta().storage) aliased = true;
-          if (aliased) break;
-          group.push_back(m);
-          ++i;
-        }
-        Status s = EmitElementwise(group, target);
-        if (!s.ok()) unsupported_.push_back(NodeText(n) + ": " + s.message());
-        continue;
-      }
-      Status s = EmitKernel(n);
-      if (!s.ok()) unsupported_.push_back(NodeText(n) + ": " + s.message());
+    for (const KernelStep& k : KernelSchedule(g_, fused_)) {
+      Status s = k.target ? EmitElementwise(k.nodes, k.target) : EmitKernel(k.nodes[0]);
+      if (!s.ok()) unsupported_.push_back(NodeText(k.nodes[0]) + ": " + s.message());
     }
     AOT_RETURN_IF_ERROR(EmitOutputCopies());
     if (!unsupported_.empty()) {
