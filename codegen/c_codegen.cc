@@ -71,7 +71,7 @@ FusionInfo ComputeFusion(const Graph& g) {
 
 // ---- the emitter -------------------------------------------------------------
 
-class CEmitter {
+class CEmitter final : public KernelLowering {
   static constexpr int64_t kTile = 512;  // elements per tile of a long elementwise run (2 KiB of floats)
 
  public:
@@ -400,30 +400,11 @@ class CEmitter {
   const Literal& Lit(const Node* n, int i) { return n->args()[static_cast<size_t>(i)].literal; }
   static int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
 
+  const char* BackendName() const override { return "C"; }
+
   Status EmitKernel(const Node* n) {
-    const std::string& name = n->op().schema.name;
-    const std::string& ov = n->op().schema.overload;
     BeginKernel(NodeText(n));
-    Status s;
-    if (name == "sum" || name == "mean" || name == "amax" || name == "amin" || name == "prod") s = Reduce(n);
-    else if ((name == "max" || name == "min") && ov == "dim") s = ReduceWithIndex(n);
-    else if (name == "argmax" || name == "argmin") s = ReduceWithIndex(n);
-    else if (name == "softmax" || name == "_softmax" || name == "log_softmax" || name == "_log_softmax") s = Softmax(n);
-    else if (name == "layer_norm" || name == "native_layer_norm") s = LayerNorm(n);
-    else if (name == "batch_norm") s = BatchNorm(n);
-    else if (name == "mm" || name == "bmm" || name == "matmul" || name == "addmm" || name == "linear") s = Matmul(n);
-    else if (name == "conv2d" || name == "_convolution" || name == "convolution") s = Conv2d(n);
-    else if (name == "max_pool2d" || name == "avg_pool2d") s = Pool2d(n);
-    else if (name == "adaptive_avg_pool2d" || name == "_adaptive_avg_pool2d") s = AdaptiveAvgPool2d(n);
-    else if (name == "cat") s = Cat(n);
-    else if (name == "index_select" || name == "embedding") s = IndexSelect(n);
-    else if (name == "index_put" || name == "index_put_") s = IndexPut(n);
-    else if (n->op().scatter_view) s = Scatter(n);
-    else if (n->op().IsView() || name == "_unsafe_view") s = CopyInOrder(n->input(0), n->output());  // a view op that copied
-    else if (name == "arange") s = Arange(n);
-    else if (name == "empty" || name == "empty_like") s = Status::Ok();
-    else s = Unsupported("no C lowering for " + n->op().qualified_name);
-    if (!s.ok()) return s;
+    AOT_RETURN_IF_ERROR(LowerKernel(*this, n));
     EndKernel();
     return Status::Ok();
   }

@@ -86,7 +86,7 @@ BlasOperand BlasView(int64_t R, int64_t C, int64_t s0, int64_t s1) {
   return o;
 }
 
-class CudaEmitter {
+class CudaEmitter final : public KernelLowering {
  public:
   CudaEmitter(const Graph& g, const MemoryPlan& plan, const CudaCodegenOptions& opts) : g_(g), plan_(plan), opts_(opts) {}
 
@@ -361,30 +361,11 @@ class CudaEmitter {
   // ---- other kernels ----
   const Literal& Lit(const Node* n, int i) { return n->args()[static_cast<size_t>(i)].literal; }
 
+  const char* BackendName() const override { return "CUDA"; }
+
   Status EmitKernel(const Node* n) {
-    const std::string& name = n->op().schema.name;
-    const std::string& ov = n->op().schema.overload;
     BeginStep(NodeText(n));
-    Status s;
-    if (name == "sum" || name == "mean" || name == "amax" || name == "amin" || name == "prod") s = Reduce(n);
-    else if ((name == "max" || name == "min") && ov == "dim") s = ReduceWithIndex(n);
-    else if (name == "argmax" || name == "argmin") s = ReduceWithIndex(n);
-    else if (name == "softmax" || name == "_softmax" || name == "log_softmax" || name == "_log_softmax") s = Softmax(n);
-    else if (name == "layer_norm" || name == "native_layer_norm") s = LayerNorm(n);
-    else if (name == "batch_norm") s = BatchNorm(n);
-    else if (name == "mm" || name == "bmm" || name == "matmul" || name == "addmm" || name == "linear") s = Matmul(n);
-    else if (name == "conv2d" || name == "_convolution" || name == "convolution") s = Conv2d(n);
-    else if (name == "max_pool2d" || name == "avg_pool2d") s = Pool2d(n);
-    else if (name == "adaptive_avg_pool2d" || name == "_adaptive_avg_pool2d") s = AdaptiveAvgPool2d(n);
-    else if (name == "cat") s = Cat(n);
-    else if (name == "index_select" || name == "embedding") s = IndexSelect(n);
-    else if (name == "index_put" || name == "index_put_") s = IndexPut(n);
-    else if (n->op().scatter_view) s = Scatter(n);
-    else if (n->op().IsView() || name == "_unsafe_view") s = CopyInOrder(n->input(0), n->output());
-    else if (name == "arange") s = Arange(n);
-    else if (name == "empty" || name == "empty_like") s = Status::Ok();
-    else s = Unsupported("no CUDA lowering for " + n->op().qualified_name);
-    if (!s.ok()) return s;
+    AOT_RETURN_IF_ERROR(LowerKernel(*this, n));
     EndStep();
     return Status::Ok();
   }

@@ -59,6 +59,51 @@ std::vector<int64_t> Pair(std::vector<int64_t> v) {
 
 }  // namespace
 
+KernelKind ClassifyKernel(const Node* n) {
+  const std::string& name = n->op().schema.name;
+  const std::string& ov = n->op().schema.overload;
+  if (name == "sum" || name == "mean" || name == "amax" || name == "amin" || name == "prod") return KernelKind::kReduce;
+  if (((name == "max" || name == "min") && ov == "dim") || name == "argmax" || name == "argmin") return KernelKind::kIndexReduce;
+  if (name == "softmax" || name == "_softmax" || name == "log_softmax" || name == "_log_softmax") return KernelKind::kSoftmax;
+  if (name == "layer_norm" || name == "native_layer_norm") return KernelKind::kLayerNorm;
+  if (name == "batch_norm") return KernelKind::kBatchNorm;
+  if (name == "mm" || name == "bmm" || name == "matmul" || name == "addmm" || name == "linear") return KernelKind::kMatmul;
+  if (name == "conv2d" || name == "_convolution" || name == "convolution") return KernelKind::kConv2d;
+  if (name == "max_pool2d" || name == "avg_pool2d") return KernelKind::kPool2d;
+  if (name == "adaptive_avg_pool2d" || name == "_adaptive_avg_pool2d") return KernelKind::kAdaptiveAvgPool2d;
+  if (name == "cat") return KernelKind::kCat;
+  if (name == "index_select" || name == "embedding") return KernelKind::kIndexSelect;
+  if (name == "index_put" || name == "index_put_") return KernelKind::kIndexPut;
+  if (n->op().scatter_view) return KernelKind::kScatter;
+  if (n->op().IsView() || name == "_unsafe_view") return KernelKind::kCopy;
+  if (name == "arange") return KernelKind::kArange;
+  if (name == "empty" || name == "empty_like") return KernelKind::kNothing;
+  return KernelKind::kUnsupported;
+}
+
+Status LowerKernel(KernelLowering& b, const Node* n) {
+  switch (ClassifyKernel(n)) {
+    case KernelKind::kReduce: return b.Reduce(n);
+    case KernelKind::kIndexReduce: return b.ReduceWithIndex(n);
+    case KernelKind::kSoftmax: return b.Softmax(n);
+    case KernelKind::kLayerNorm: return b.LayerNorm(n);
+    case KernelKind::kBatchNorm: return b.BatchNorm(n);
+    case KernelKind::kMatmul: return b.Matmul(n);
+    case KernelKind::kConv2d: return b.Conv2d(n);
+    case KernelKind::kPool2d: return b.Pool2d(n);
+    case KernelKind::kAdaptiveAvgPool2d: return b.AdaptiveAvgPool2d(n);
+    case KernelKind::kCat: return b.Cat(n);
+    case KernelKind::kIndexSelect: return b.IndexSelect(n);
+    case KernelKind::kIndexPut: return b.IndexPut(n);
+    case KernelKind::kScatter: return b.Scatter(n);
+    case KernelKind::kCopy: return b.CopyInOrder(n->input(0), n->output());
+    case KernelKind::kArange: return b.Arange(n);
+    case KernelKind::kNothing: return Status::Ok();
+    case KernelKind::kUnsupported: break;
+  }
+  return Unsupported(std::string("no ") + b.BackendName() + " lowering for " + n->op().qualified_name);
+}
+
 ReductionDims ReduceDims(const Node* n) {
   const Value* x = n->input(0);
   const Value* y = n->output();

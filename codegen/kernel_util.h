@@ -27,6 +27,53 @@ struct LoopSpace {
 };
 LoopSpace CoalesceLoops(const std::vector<int64_t>& sizes, const std::vector<std::vector<int64_t>>& strides);
 
+// Which kernel lowers a node that is not elementwise (both backends).
+enum class KernelKind {
+  kReduce,             // sum, mean, amax, amin, prod
+  kIndexReduce,        // max.dim, min.dim, argmax, argmin
+  kSoftmax,            // softmax, log_softmax (and the _ forms)
+  kLayerNorm,          // layer_norm, native_layer_norm
+  kBatchNorm,          // batch_norm (inference)
+  kMatmul,             // mm, bmm, matmul, addmm, linear
+  kConv2d,             // conv2d, _convolution, convolution
+  kPool2d,             // max_pool2d, avg_pool2d
+  kAdaptiveAvgPool2d,  // adaptive_avg_pool2d
+  kCat,
+  kIndexSelect,        // index_select, embedding
+  kIndexPut,           // index_put, index_put_
+  kScatter,            // the *_scatter ops (a view's inverse)
+  kCopy,               // a view op that copied (its result has its own memory)
+  kArange,
+  kNothing,            // empty, empty_like
+  kUnsupported,
+};
+KernelKind ClassifyKernel(const Node* n);
+
+// What a backend implements for those kernels; LowerKernel picks the one
+// ClassifyKernel names (kNothing: nothing to emit; kUnsupported: an error
+// naming the backend and the op).
+class KernelLowering {
+ public:
+  virtual ~KernelLowering() = default;
+  virtual const char* BackendName() const = 0;
+  virtual Status Reduce(const Node* n) = 0;
+  virtual Status ReduceWithIndex(const Node* n) = 0;
+  virtual Status Softmax(const Node* n) = 0;
+  virtual Status LayerNorm(const Node* n) = 0;
+  virtual Status BatchNorm(const Node* n) = 0;
+  virtual Status Matmul(const Node* n) = 0;
+  virtual Status Conv2d(const Node* n) = 0;
+  virtual Status Pool2d(const Node* n) = 0;
+  virtual Status AdaptiveAvgPool2d(const Node* n) = 0;
+  virtual Status Cat(const Node* n) = 0;
+  virtual Status IndexSelect(const Node* n) = 0;
+  virtual Status IndexPut(const Node* n) = 0;
+  virtual Status Scatter(const Node* n) = 0;
+  virtual Status CopyInOrder(const Value* in, const Value* out) = 0;  // kCopy: a view op that copied
+  virtual Status Arange(const Node* n) = 0;
+};
+Status LowerKernel(KernelLowering& backend, const Node* n);
+
 // sum/mean/amax/amin/prod: the kept (outer) and reduced (inner) dimensions
 // of the input, and the output's strides for the kept ones.
 struct ReductionDims {
