@@ -10,8 +10,6 @@
 typedef struct fake_state {
   int runs;
   int64_t graph;        /* the "cuda_graph" option */
-  void* last_arena;
-  void* last_stream;
 } fake_state;
 
 static int closes = 0;
@@ -45,8 +43,6 @@ static aot_status fake_run(void* state, const aot_tensor* inputs, size_t num_inp
   if (arena) { put(err, err_len, "the loader passed a host arena to a device model"); return AOT_ERR_INTERNAL; }
   if (!stream && s->runs == 0) { put(err, err_len, "the caller's stream was not passed through"); return AOT_ERR_INTERNAL; }
   s->runs++;
-  s->last_arena = arena;
-  s->last_stream = stream;
   const float* x = (const float*)inputs[0].data;
   float* y = (float*)outputs[0].data;
   for (int i = 0; i < 4; ++i) y[i] = x[i] + 1.0f + (float)s->graph * 100.0f;
