@@ -15,7 +15,9 @@
  *
  * Version 2 (from 1): int32_t instead of enum types, the device fields, the
  * `flags` of aot_tensor_info, aot_model_device, aot_model_run_on_stream,
- * aot_model_set_option, and the status codes 12-15.
+ * aot_model_set_option, and the status codes 12-15. Codes 16-17
+ * (overlapping tensors, weights checksums) were added in version 2 without a
+ * layout change: an older caller sees them as unknown failures.
  */
 #ifndef ATENAOT_H_
 #define ATENAOT_H_
@@ -55,7 +57,11 @@ enum {
   AOT_ERR_BAD_DEVICE = 13,       /* a tensor or arena is on another device than its descriptor says
                                     or the model accepts (e.g. a host pointer marked AOT_DEVICE_CUDA) */
   AOT_ERR_BAD_ALIGNMENT = 14,    /* the caller's arena is not 64-byte aligned */
-  AOT_ERR_BAD_OPTION = 15        /* aot_model_set_option: unknown option or value for this model */
+  AOT_ERR_BAD_OPTION = 15,       /* aot_model_set_option: unknown option or value for this model */
+  AOT_ERR_OVERLAP = 16,          /* an input or output lies inside the arena, or an output overlaps an
+                                    input or another output */
+  AOT_ERR_CORRUPT_WEIGHTS = 17   /* the weights fail their CRC-32 check (a changed NAME.weights, or one
+                                    from another build) */
 };
 
 typedef int32_t aot_dtype;
@@ -115,8 +121,9 @@ AOT_EXPORT const char* aot_last_error(void);
 AOT_EXPORT const char* aot_status_name(aot_status status);
 
 /* Opens a library made by `atenaot compile` (DIR/libNAME.so). Weights are
- * embedded, or read once from NAME.weights next to the library. A CUDA model
- * allocates its device arena and uploads its weights here, once. */
+ * embedded, or read once from NAME.weights next to the library and checked
+ * against their CRC-32 (AOT_ERR_CORRUPT_WEIGHTS). A CUDA model allocates its
+ * device arena and uploads its weights here, once. */
 AOT_EXPORT AOT_MUST_USE aot_status aot_model_open(const char* library_path, aot_model** out_model);
 AOT_EXPORT void aot_model_free(aot_model* model);
 
@@ -151,6 +158,10 @@ AOT_EXPORT AOT_MUST_USE aot_status aot_model_run_on_stream(aot_model* model, con
 /* Model options. CUDA models: "cuda_graph" = 1 captures a run into a CUDA
  * graph and replays it while the tensors, arena and stream stay the same
  * (recaptured when they change); 0 (the default) launches kernels directly.
+ * CPU models: "verify_weights" = 1 checks the weights against the CRC-32
+ * recorded at compile time now (AOT_ERR_CORRUPT_WEIGHTS if they differ).
+ * NAME.weights files are always checked at open; weights linked into the
+ * library are checked only on request, since that reads every page of them.
  * Unknown keys or values fail with AOT_ERR_BAD_OPTION. */
 AOT_EXPORT AOT_MUST_USE aot_status aot_model_set_option(aot_model* model, const char* key, int64_t value);
 

@@ -5,6 +5,7 @@
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 
 #include "capture/jit_import.h"
+#include "capture/libtorch_error.h"
 
 #include <unordered_set>
 
@@ -101,8 +102,7 @@ StatusOr<std::unique_ptr<Graph>> TraceCpp(const CppProgram& fn, const std::vecto
     torch::jit::EliminateDeadCode(g);
     AOT_RETURN_IF_ERROR(CheckEmptiesWrittenFirst(*g));
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    return InvalidArgument("tracing the C++ program failed: " + what.substr(0, what.find('\n')));
+    return InvalidArgument("tracing the C++ program failed: " + LibTorchMessage(e));
   }
   return ImportJitGraph(*g, sample_inputs, ops);
 }

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "capture/libtorch_error.h"
 #include "capture/tensor_convert.h"
 
 namespace atenaot {
@@ -250,8 +251,7 @@ class JitImporter {
       jit::Operation op = n->getOperation();
       op(stack);
     } catch (const std::exception& e) {
-      std::string what = e.what();
-      return InvalidArgument("running the op on the sample inputs failed: " + what.substr(0, what.find('\n')));
+      return InvalidArgument("running the op on the sample inputs failed: " + LibTorchMessage(e));
     }
     if (stack.size() != n->outputs().size())
       return Internal("the op returned " + std::to_string(stack.size()) + " values for " +
@@ -520,8 +520,7 @@ StatusOr<std::unique_ptr<Graph>> ImportJitGraph(const jit::Graph& jit_graph, con
   try {
     return JitImporter(ops, opts).Run(jit_graph, samples);
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    return Internal("LibTorch raised during import: " + what.substr(0, what.find('\n')));
+    return Internal("LibTorch raised during import: " + LibTorchMessage(e));
   }
 }
 

@@ -1,6 +1,7 @@
 #include "capture/load_model.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/irparser.h>
 #include <torch/csrc/jit/passes/freeze_module.h>
 #include <torch/csrc/jit/passes/inliner.h>
@@ -9,7 +10,9 @@
 #include <sstream>
 #include <regex>
 
+#include "capture/archive_check.h"
 #include "capture/jit_import.h"
+#include "capture/libtorch_error.h"
 #include "capture/tensor_convert.h"
 #include "io/files.h"
 #include "ir/parser.h"
@@ -30,20 +33,6 @@ const char* ModelFormatName(ModelFormat f) {
 
 namespace {
 
-// LibTorch messages span lines (a source excerpt with a caret); keep all of
-// it on one line, without the C++ stack trace some of them carry.
-std::string OneLine(std::string what) {
-  size_t trace = what.find("\nException raised from");
-  if (trace != std::string::npos) what.resize(trace);
-  std::string out;
-  for (char c : what) {
-    if (c == '\n') { if (!out.empty() && out.back() != ' ') out += ' '; }
-    else out += c;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
 std::vector<at::Tensor> ToTensors(const std::vector<NpyArray>& inputs) {
   std::vector<at::Tensor> ts;
   for (const NpyArray& a : inputs) ts.push_back(TensorFromNpy(a));
@@ -58,21 +47,59 @@ std::string ShapeText(DType d, const std::vector<int64_t>& sizes) {
   return m.ToString();
 }
 
+// Every tensor an IValue holds (lists, tuples and dict values included).
+Status CheckTensors(const c10::IValue& v, const std::string& what, int depth = 0) {
+  if (depth > 64) return InvalidArgument(what + " nests too deeply");
+  if (v.isTensor()) return CheckStorageBounds(v.toTensor(), what);
+  if (v.isList()) {
+    for (const c10::IValue& e : v.toListRef()) AOT_RETURN_IF_ERROR(CheckTensors(e, what, depth + 1));
+  } else if (v.isTuple()) {
+    for (const c10::IValue& e : v.toTupleRef().elements()) AOT_RETURN_IF_ERROR(CheckTensors(e, what, depth + 1));
+  } else if (v.isGenericDict()) {
+    for (const auto& kv : v.toGenericDict()) AOT_RETURN_IF_ERROR(CheckTensors(kv.value(), what, depth + 1));
+  }
+  return Status::Ok();
+}
+
+// The archive's tensors (parameters, buffers, attributes, and the constants
+// of its code) before anything reads them: see CheckStorageBounds.
+Status CheckArchiveTensors(const jit::Module& m) {
+  for (const auto& a : m.named_attributes(/*recurse=*/true))
+    AOT_RETURN_IF_ERROR(CheckTensors(a.value, "attribute " + a.name));
+  for (const jit::Method& method : m.get_methods()) {
+    std::vector<const jit::Block*> blocks = {method.graph()->block()};
+    while (!blocks.empty()) {
+      const jit::Block* b = blocks.back();
+      blocks.pop_back();
+      for (const jit::Node* n : b->nodes()) {
+        for (const jit::Block* sub : n->blocks()) blocks.push_back(sub);
+        if (n->kind() != c10::prim::Constant || n->outputs().size() != 1) continue;
+        if (std::optional<c10::IValue> c = jit::toIValue(n->output()))
+          AOT_RETURN_IF_ERROR(CheckTensors(*c, "a constant of " + method.name() + "()"));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 StatusOr<std::unique_ptr<Graph>> LoadArchive(const std::string& path, const std::string& bytes,
                                              const std::vector<NpyArray>& inputs, const OpTable& ops) {
   if (inputs.empty())
     return InvalidArgument("'" + path + "' is a TorchScript archive, which keeps no input shapes: pass --inputs");
+  AOT_RETURN_IF_ERROR(CheckArchiveRecords(bytes, path));
   std::shared_ptr<jit::Graph> g;
   try {
     std::istringstream in(bytes);
     jit::Module m = jit::load(in);
+    Status bounds = CheckArchiveTensors(m);
+    if (!bounds.ok()) return bounds.WithContext("TorchScript archive '" + path + "'");
     m.eval();
     if (!m.find_method("forward")) return InvalidArgument("'" + path + "' has no forward method");
     jit::Module frozen = jit::freeze_module(m);
     g = frozen.get_method("forward").graph()->copy();
     jit::Inline(*g);
   } catch (const std::exception& e) {
-    return InvalidArgument("cannot load TorchScript archive '" + path + "': " + OneLine(e.what()));
+    return InvalidArgument("cannot load TorchScript archive '" + path + "': " + LibTorchMessage(e));
   }
   return ImportJitGraph(*g, ToTensors(inputs), ops, {.first_input_is_self = true});
 }
@@ -99,7 +126,7 @@ StatusOr<std::unique_ptr<Graph>> LoadTorchScriptText(const std::string& path, co
   try {
     jit::parseIR(text, g.get(), vmap, /*parse_tensor_constants=*/true);
   } catch (const std::exception& e) {
-    std::string why = OneLine(e.what());
+    std::string why = LibTorchMessage(e);
     if (why.empty()) why = "the parser gave no reason";
     // Two known gaps of LibTorch's parser get a hint; other errors speak for themselves.
     if (text.find("CPUFloatType") != std::string::npos || text.find("Type{") != std::string::npos ||
@@ -160,7 +187,7 @@ StatusOr<std::unique_ptr<Graph>> LoadTorchScriptText(const std::string& path, co
                                        at::MemoryFormat::Preserve));
     } catch (const std::exception& e) {
       return InvalidArgument("cannot make a sample for graph input %" + gin[i]->debugName() + ": " +
-                             OneLine(e.what()));
+                             LibTorchMessage(e));
     }
   }
   if (!inputs.empty()) samples = ToTensors(inputs);
@@ -215,7 +242,7 @@ StatusOr<std::unique_ptr<Graph>> LoadModel(const std::string& path, const std::v
     return LoadTorchScriptText(path, bytes, inputs, ops);
   } catch (const std::exception& e) {
     return InvalidArgument("cannot load " + std::string(ModelFormatName(f)) + " '" + path +
-                           "': LibTorch raised: " + OneLine(e.what()));
+                           "': LibTorch raised: " + LibTorchMessage(e));
   }
 }
 

@@ -18,7 +18,15 @@ at::Tensor TensorFromNpy(const NpyArray& a);
 StatusOr<NpyArray> NpyFromTensor(const at::Tensor& t);
 
 at::Tensor TensorFromWeight(const WeightData& w);
+// Checks the storage bounds first (CheckStorageBounds).
 StatusOr<WeightData> WeightFromTensor(const at::Tensor& t);
+
+// Fails unless every element of `t` lies inside its storage (offset and
+// extent within the storage's bytes). LibTorch 1.13 loads a .pt whose data
+// record is shorter than its tensor, and reading that tensor reads the heap;
+// every tensor taken from a model file is checked before anything reads it.
+// `what` names it in the message ("parameter self.w").
+Status CheckStorageBounds(const at::Tensor& t, const std::string& what);
 
 // Metadata of `t`; `storage_id` identifies its storage.
 StatusOr<TensorMeta> MetaFromTensor(const at::Tensor& t, int64_t storage_id);

@@ -1,10 +1,14 @@
 #include "codegen/abi_tables.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <unordered_set>
 
+#include "codegen/c_support.h"
+#include "codegen/c_text.h"
 #include "codegen/c_types.h"
+#include "runtime/aot_crc32.h"
 
 namespace atenaot {
 
@@ -29,12 +33,30 @@ StatusOr<std::string> TensorInfoTable(const Graph& g, const std::string& sym, bo
     const Value* v = vs[i];
     AOT_ASSIGN_OR_RETURN(std::string dt, AbiDType(v->meta().dtype));
     if (v->meta().sizes.size() > 8) return Unsupported("tensors of more than 8 dimensions cannot cross the C ABI");
-    os << "  {\"" << v->name() << "\", " << dt << ", " << v->meta().sizes.size() << ", {";
+    os << "  {" << CStringLiteral(v->name()) << ", " << dt << ", " << v->meta().sizes.size() << ", {";
     for (size_t d = 0; d < v->meta().sizes.size(); ++d) os << (d ? ", " : "") << v->meta().sizes[d];
     os << "}, " << (mutated[i] ? "AOT_INFO_MUTATED" : "0") << ", 0},\n";
   }
   if (vs.empty()) os << "  {\"\", AOT_FLOAT32, 0, {0}, 0, 0},\n";
   os << "};\n";
+  return os.str();
+}
+
+std::string WeightsCheckSource(const std::string& name, const std::vector<uint8_t>& bytes, bool in_file) {
+  char crc[16];
+  std::snprintf(crc, sizeof(crc), "0x%08Xu", aot__crc32(0, bytes.data(), bytes.size()));
+  const std::string what = in_file ? "the weights file " + name + ".weights" : "the weights embedded in " + name;
+  const std::string why = in_file ? "fails its CRC-32 check: it was changed after the build, or comes from another build"
+                                  : "fail their CRC-32 check: the library was changed after the build";
+  std::ostringstream os;
+  os << kCrc32Source << "\n"
+     << "/* CRC-32 (zlib's) of the " << bytes.size() << " weight bytes this model was built with. */\n"
+     << "static int aot__check_weights(const void* w, char* err, size_t err_len) {\n"
+     << "  if (!w) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"the weights\", \"are NULL\");\n"
+     << "  if (aot__crc32(0, w, " << bytes.size() << "u) == " << crc << ") return AOT_OK;\n"
+     << "  return aot__fail(err, err_len, AOT_ERR_CORRUPT_WEIGHTS, \"" << what << "\",\n"
+     << "                   \"" << why << "\");\n"
+     << "}\n";
   return os.str();
 }
 

@@ -18,4 +18,11 @@ std::vector<bool> MutatedInputs(const Graph& g);
 // cannot describe.
 StatusOr<std::string> TensorInfoTable(const Graph& g, const std::string& sym, bool inputs);
 
+// The weights check of a compiled library: aot_crc32.h's source, then
+//   static int aot__check_weights(const void* w, char* err, size_t err_len)
+// which returns AOT_OK when the `bytes` the model was built with are what
+// `w` holds, else AOT_ERR_CORRUPT_WEIGHTS with a message naming NAME.weights
+// (`in_file`) or the embedded weights. Needs the validation support code.
+std::string WeightsCheckSource(const std::string& name, const std::vector<uint8_t>& bytes, bool in_file);
+
 }  // namespace atenaot

@@ -10,6 +10,8 @@
 
 #include "codegen/build_library.h"
 #include "codegen/embedded_sources.h"
+#include "io/files.h"
+#include "io/process.h"
 
 namespace atenaot {
 
@@ -29,36 +31,49 @@ StatusOr<std::string> CudaArchFlags(const std::string& arch) {
   return "-gencode arch=compute_" + num + ",code=[sm_" + num + ",compute_" + num + "]";
 }
 
-Status WriteCudaSources(const GeneratedCuda& gen, const std::string& dir, const std::string& name) {
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-    return IoError("cannot create directory '" + dir + "': " + std::strerror(errno));
+namespace {
+
+std::vector<std::string> CudaSourceFiles(const GeneratedCuda& gen, const std::string& name) {
+  std::vector<std::string> f = {name + ".h", name + ".cu", "atenaot.h", "atenaot_model.h"};
+  if (!gen.weights.empty()) f.push_back(name + ".weights");
+  return f;
+}
+
+Status WriteCudaSourcesInto(const GeneratedCuda& gen, const std::string& dir, const std::string& name) {
   const std::string base = dir + "/" + name;
-  AOT_RETURN_IF_ERROR(WriteTextFile(base + ".h", gen.header));
-  AOT_RETURN_IF_ERROR(WriteTextFile(base + ".cu", gen.source));
-  AOT_RETURN_IF_ERROR(WriteTextFile(dir + "/atenaot.h", kAtenaotHeader));
-  AOT_RETURN_IF_ERROR(WriteTextFile(dir + "/atenaot_model.h", kAtenaotModelHeader));
-  if (!gen.weights.empty())
-    AOT_RETURN_IF_ERROR(WriteTextFile(base + ".weights", std::string(gen.weights.begin(), gen.weights.end())));
+  AOT_RETURN_IF_ERROR(WriteFile(base + ".h", gen.header));
+  AOT_RETURN_IF_ERROR(WriteFile(base + ".cu", gen.source));
+  AOT_RETURN_IF_ERROR(WriteFile(dir + "/atenaot.h", kAtenaotHeader));
+  AOT_RETURN_IF_ERROR(WriteFile(dir + "/atenaot_model.h", kAtenaotModelHeader));
+  if (!gen.weights.empty()) AOT_RETURN_IF_ERROR(WriteFile(base + ".weights", std::string(gen.weights.begin(), gen.weights.end())));
   return Status::Ok();
 }
 
-StatusOr<std::string> BuildCudaLibrary(const std::string& dir, const std::string& name, const CudaBuildOptions& opts) {
+}  // namespace
+
+Status WriteCudaSources(const GeneratedCuda& gen, const std::string& dir, const std::string& name) {
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<StagedDir> out, StagedDir::Begin(dir));
+  AOT_RETURN_IF_ERROR(WriteCudaSourcesInto(gen, out->path(), name));
+  return out->Commit(CudaSourceFiles(gen, name));
+}
+
+StatusOr<std::string> WriteAndBuildCuda(const GeneratedCuda& gen, const std::string& dir, const std::string& name,
+                                        const CudaBuildOptions& opts) {
   const std::string nvcc = FindNvcc(opts);
   if (nvcc.empty())
     return NotFound("nvcc not found (set $NVCC or install the CUDA Toolkit at /usr/local/cuda)");
   AOT_ASSIGN_OR_RETURN(std::string arch, CudaArchFlags(opts.arch));
-  const std::string base = dir + "/" + name;
-  const std::string lib = dir + "/lib" + name + ".so";
-  AOT_RETURN_IF_ERROR(RunShell(ShellQuote(nvcc) + " -O3 " + arch + " -Xcompiler -fPIC -shared -I" + ShellQuote(dir) + " " +
-                                   opts.extra_flags + " -o " + ShellQuote(lib) + " " + ShellQuote(base + ".cu") + " -lcublas",
-                               "building lib" + name + ".so with nvcc"));
-  std::string cc = opts.cc;
-  if (const char* env = std::getenv("CC"); env && *env && cc == "cc") cc = env;
-  AOT_RETURN_IF_ERROR(WriteTextFile(dir + "/atenaot_runtime.c", kRuntimeSource));
-  AOT_RETURN_IF_ERROR(RunShell(cc + " -std=c99 -O2 -fPIC -shared -I" + ShellQuote(dir) + " -o " +
-                                   ShellQuote(dir + "/libatenaot_runtime.so") + " " + ShellQuote(dir + "/atenaot_runtime.c") + " -ldl",
-                               "building libatenaot_runtime.so"));
-  return lib;
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<StagedDir> out, StagedDir::Begin(dir));
+  AOT_RETURN_IF_ERROR(WriteCudaSourcesInto(gen, out->path(), name));
+  std::vector<std::string> cmd = SplitWords(nvcc);
+  for (const std::string& f : SplitWords("-O3 " + arch + " -Xcompiler -fPIC -shared -I. " + opts.extra_flags)) cmd.push_back(f);
+  cmd.insert(cmd.end(), {"-o", "lib" + name + ".so", name + ".cu", "-lcublas"});
+  AOT_RETURN_IF_ERROR(RunProgram(cmd, "building lib" + name + ".so with nvcc", out->path()));
+  AOT_ASSIGN_OR_RETURN(std::string runtime, BuildRuntime(out->path(), opts.cc));
+  std::vector<std::string> files = CudaSourceFiles(gen, name);
+  files.insert(files.end(), {"atenaot_runtime.c", runtime, "lib" + name + ".so"});
+  AOT_RETURN_IF_ERROR(out->Commit(files));
+  return dir + "/lib" + name + ".so";
 }
 
 }  // namespace atenaot

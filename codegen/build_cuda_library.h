@@ -27,11 +27,13 @@ std::string FindNvcc(const CudaBuildOptions& opts);
 // anything not of the form sm_<digits>.
 StatusOr<std::string> CudaArchFlags(const std::string& arch);
 
-// The sources alone; creates DIR.
+// The sources alone; creates DIR (written beside it and moved in when done).
 Status WriteCudaSources(const GeneratedCuda& gen, const std::string& dir, const std::string& name);
 
-// Builds DIR/libNAME.so from DIR/NAME.cu and DIR/libatenaot_runtime.so;
-// returns the library's path.
-StatusOr<std::string> BuildCudaLibrary(const std::string& dir, const std::string& name, const CudaBuildOptions& opts);
+// The sources, DIR/libNAME.so from NAME.cu and DIR/libatenaot_runtime.so, all
+// built beside DIR and moved in only when everything succeeded; returns the
+// library's path.
+StatusOr<std::string> WriteAndBuildCuda(const GeneratedCuda& gen, const std::string& dir, const std::string& name,
+                                        const CudaBuildOptions& opts);
 
 }  // namespace atenaot

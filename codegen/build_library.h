@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/c_codegen.h"
 #include "ir/status.h"
@@ -21,17 +22,19 @@ struct BuildOptions {
 };
 
 // The sources alone (what `compile --embedded` writes): NAME.h, NAME.c, the
-// ABI headers and the weights files; creates DIR.
+// ABI headers and the weights files; creates DIR and its parents. Both
+// functions write into a directory beside DIR and move the files in only when
+// everything succeeded: a failed build leaves DIR as it was.
 Status WriteSources(const GeneratedC& gen, const std::string& dir, const std::string& name);
 
 // WriteSources, then builds; returns the path of the shared library.
 StatusOr<std::string> WriteAndBuild(const GeneratedC& gen, const std::string& dir, const std::string& name,
                                     const BuildOptions& opts);
 
-// Helpers the CUDA builder shares: write a file, quote a shell word, run a
-// shell command (its output, first lines, in the error when it fails).
-Status WriteTextFile(const std::string& path, const std::string& text);
-std::string ShellQuote(const std::string& s);
-Status RunShell(const std::string& cmd, const std::string& what);
+// Helpers the CUDA builder shares: the C compiler's command words (cc, or
+// $CC when cc is "cc"), and building DIR/libatenaot_runtime.so (writes
+// DIR/atenaot_runtime.c; returns the library's file name).
+std::vector<std::string> CompilerCommand(const std::string& cc);
+StatusOr<std::string> BuildRuntime(const std::string& dir, const std::string& cc);
 
 }  // namespace atenaot

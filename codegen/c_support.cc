@@ -15,17 +15,21 @@ static void aot__put(aot__msg* m, const char* s) {
   for (; s && *s && m->n + 1 < m->cap; ++s) m->p[m->n++] = *s;
   if (m->cap) m->p[m->n] = 0;
 }
-static void aot__put_int(aot__msg* m, int64_t v) {
+static void aot__put_num(aot__msg* m, uint64_t u, int negative) {
   char tmp[24];
   size_t k = 0;
-  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
   do { tmp[k++] = (char)('0' + (int)(u % 10)); u /= 10; } while (u && k < sizeof(tmp) - 1);
-  if (v < 0) tmp[k++] = '-';
+  if (negative) tmp[k++] = '-';
   char out[24];
   for (size_t i = 0; i < k; ++i) out[i] = tmp[k - 1 - i];
   out[k] = 0;
   aot__put(m, out);
 }
+static void aot__put_int(aot__msg* m, int64_t v) {
+  aot__put_num(m, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
+}
+/* Counts and byte sizes: size_t values print as themselves (SIZE_MAX too). */
+static void aot__put_size(aot__msg* m, size_t v) { aot__put_num(m, (uint64_t)v, 0); }
 static const char* aot__dtype_name(int32_t d) {
   static const char* const names[] = {"float32", "float64", "int32", "int64", "bool", "uint8", "int8", "int16"};
   return d >= 0 && d < 8 ? names[d] : "an unknown dtype";
@@ -48,6 +52,25 @@ static aot__msg aot__tail(char* err, size_t err_len) {
 AOT_UNUSED static int aot__fail(char* err, size_t err_len, int code, const char* what, const char* detail) {
   return aot__fail_at(err, err_len, code, what, -1, 0, detail);
 }
+
+/* The bytes a tensor's elements occupy, [lo, hi); empty for no elements. */
+typedef struct aot__span { uintptr_t lo, hi; } aot__span;
+static aot__span aot__span_of(const aot_tensor* t) {
+  static const unsigned char item[] = {4, 8, 4, 8, 1, 1, 1, 2};
+  aot__span s = {(uintptr_t)t->data, (uintptr_t)t->data};
+  if (!t->data || t->dtype < 0 || t->dtype > 7 || t->ndim < 0 || t->ndim > AOT_MAX_DIMS) return s;
+  uint64_t lo = 0, hi = 0;
+  for (int d = 0; d < t->ndim; ++d) {
+    if (t->sizes[d] <= 0) return s;
+    const uint64_t st = t->strides[d] < 0 ? (uint64_t)0 - (uint64_t)t->strides[d] : (uint64_t)t->strides[d];
+    const uint64_t reach = (uint64_t)(t->sizes[d] - 1) * st;
+    if (t->strides[d] < 0) lo += reach; else hi += reach;
+  }
+  s.lo -= (uintptr_t)(lo * item[t->dtype]);
+  s.hi += (uintptr_t)((hi + 1) * item[t->dtype]);
+  return s;
+}
+static int aot__overlap(aot__span a, aot__span b) { return a.lo < a.hi && b.lo < b.hi && a.lo < b.hi && b.lo < a.hi; }
 
 static int aot__check(const aot_tensor* t, const aot_tensor_info* info, size_t index, const char* what,
                       int32_t model_device, char* err, size_t err_len) {
@@ -119,17 +142,17 @@ AOT_UNUSED static int aot__validate(const aot_tensor* inputs, size_t num_inputs,
     return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, "the inputs or outputs array", "is NULL");
   if (num_inputs != n_in || num_outputs != n_out) {
     aot__put(&m, "got ");
-    aot__put_int(&m, (int64_t)(num_inputs != n_in ? num_inputs : num_outputs));
+    aot__put_size(&m, num_inputs != n_in ? num_inputs : num_outputs);
     aot__put(&m, num_inputs != n_in ? " inputs; the model takes " : " outputs; the model returns ");
-    aot__put_int(&m, (int64_t)(num_inputs != n_in ? n_in : n_out));
+    aot__put_size(&m, num_inputs != n_in ? n_in : n_out);
     return AOT_ERR_BAD_COUNT;
   }
   if (need && !arena) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, "the arena", "is NULL");
   if (arena_bytes < need) {
     aot__put(&m, "the arena has ");
-    aot__put_int(&m, (int64_t)arena_bytes);
+    aot__put_size(&m, arena_bytes);
     aot__put(&m, " bytes; the model needs ");
-    aot__put_int(&m, (int64_t)need);
+    aot__put_size(&m, need);
     return AOT_ERR_ARENA_TOO_SMALL;
   }
   if (need && ((uintptr_t)arena % 64) != 0)
@@ -141,6 +164,31 @@ AOT_UNUSED static int aot__validate(const aot_tensor* inputs, size_t num_inputs,
   for (size_t i = 0; i < n_out; ++i) {
     int s = aot__check(&outputs[i], &out_info[i], i, "output", model_device, err, err_len);
     if (s) return s;
+  }
+  /* Kernels write the arena and the outputs while they read the inputs: an
+   * output inside the arena, an input or another output would give wrong
+   * numbers, so such calls fail. (Inputs only read may share memory.) */
+  aot__span arena_span = {(uintptr_t)arena, (uintptr_t)arena + (need ? arena_bytes : 0)};
+  for (size_t i = 0; i < n_in + n_out; ++i) {
+    const int is_out = i >= n_in;
+    const size_t k = is_out ? i - n_in : i;
+    aot__span a = aot__span_of(is_out ? &outputs[k] : &inputs[k]);
+    const char* what = is_out ? "output" : "input";
+    const char* name = is_out ? out_info[k].name : in_info[k].name;
+    if (aot__overlap(a, arena_span))
+      return aot__fail_at(err, err_len, AOT_ERR_OVERLAP, what, (int64_t)k, name, "lies inside the arena");
+    if (!is_out) continue;
+    for (size_t j = 0; j < i; ++j) {
+      const int j_out = j >= n_in;
+      const size_t jk = j_out ? j - n_in : j;
+      if (!aot__overlap(a, aot__span_of(j_out ? &outputs[jk] : &inputs[jk]))) continue;
+      aot__fail_at(err, err_len, 0, what, (int64_t)k, name, "overlaps");
+      m = aot__tail(err, err_len);
+      aot__put(&m, j_out ? " output " : " input ");
+      aot__put_size(&m, jk);
+      aot__put(&m, "; outputs must not share memory with inputs or other outputs");
+      return AOT_ERR_OVERLAP;
+    }
   }
   return AOT_OK;
 }

@@ -9,5 +9,7 @@ namespace atenaot {
 extern const char kCSupportValidation[];
 // GEMM and helpers. Needs <math.h>, <stdint.h>, <string.h>.
 extern const char kCSupportMath[];
+// runtime/aot_crc32.h: aot__crc32(), which checks the weights.
+extern const char kCrc32Source[];
 
 }  // namespace atenaot

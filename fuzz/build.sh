@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets outside Bazel with clang++-14:
-#   bash fuzz/build.sh [TARGET...]     (default: all four)
+#   bash fuzz/build.sh [TARGET...]     (default: all five)
 # Environment: CLEAN=1 rebuilds every object; FUZZ_OUT=DIR builds into DIR
 # instead of fuzz/out; RECOVER=1 makes UB non-fatal (exploration builds).
 # Targets: ir_parser_fuzzer, npy_fuzzer, weights_fuzzer (LibTorch-free) and
-# ts_ir_fuzzer (links LibTorch). Binaries go to fuzz/out/. The atenaot
+# ts_ir_fuzzer and pt_archive_fuzzer (link LibTorch). Binaries go to fuzz/out/. The atenaot
 # sources they need are compiled directly (-fsanitize=fuzzer-no-link,address,
 # undefined -O1 -g); LibTorch itself is not instrumented.
 set -euo pipefail
@@ -26,12 +26,13 @@ TORCH_INC="-isystem /usr/include/torch/csrc/api/include"
 TORCH_LIBS="-Wl,--no-as-needed -ltorch -ltorch_cpu -lc10 -Wl,--as-needed -lpthread"
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(ir_parser_fuzzer npy_fuzzer weights_fuzzer ts_ir_fuzzer)
+[ ${#targets[@]} -eq 0 ] && targets=(ir_parser_fuzzer npy_fuzzer weights_fuzzer ts_ir_fuzzer pt_archive_fuzzer)
 
 # Sources of each part, found by glob so new files are picked up (tests and
 # mains excluded).
 srcs() { ls $1/*.cc | grep -v -E '_test\.cc$|_main\.cc$'; }
 CORE_SRCS="$(srcs ir) $(srcs io)"
+# Headers-only C the core includes (runtime/aot_crc32.h) need no objects.
 TORCH_SRCS="$(srcs capture) schema/dispatcher_schemas.cc"
 
 # Compiles each source to $OUT/obj/<path>.o when missing or older than its
@@ -51,14 +52,14 @@ objs() { for src in "$@"; do echo -n "$OUT/obj/${src%.cc}.o "; done; }
 
 mkdir -p "$OUT"
 needs_torch=0
-for t in "${targets[@]}"; do [ "$t" = ts_ir_fuzzer ] && needs_torch=1; done
+for t in "${targets[@]}"; do case "$t" in ts_ir_fuzzer|pt_archive_fuzzer) needs_torch=1 ;; esac; done
 echo "compiling atenaot sources ($JOBS jobs)..."
 compile "$CXXFLAGS" $CORE_SRCS
 [ $needs_torch = 1 ] && compile "$CXXFLAGS $TORCH_INC" $TORCH_SRCS
 
 for t in "${targets[@]}"; do
   case "$t" in
-    ts_ir_fuzzer)
+    ts_ir_fuzzer|pt_archive_fuzzer)
       compile "$CXXFLAGS $TORCH_INC" fuzz/$t.cc
       $CXX $CXXFLAGS -fsanitize=fuzzer $(objs fuzz/$t.cc $CORE_SRCS $TORCH_SRCS) $TORCH_LIBS -o "$OUT/$t" ;;
     ir_parser_fuzzer|npy_fuzzer|weights_fuzzer)

@@ -29,6 +29,8 @@ void WeightsInit();
 int WeightsOneInput(const uint8_t* data, size_t size);
 void TsIrInit();
 int TsIrOneInput(const uint8_t* data, size_t size);
+void PtArchiveInit();
+int PtArchiveOneInput(const uint8_t* data, size_t size);
 }  // namespace atenaot_fuzz
 
 namespace {
@@ -46,6 +48,7 @@ const Target kTargets[] = {
     {"npy_fuzzer", atenaot_fuzz::NpyInit, atenaot_fuzz::NpyOneInput},
     {"weights_fuzzer", atenaot_fuzz::WeightsInit, atenaot_fuzz::WeightsOneInput},
     {"ts_ir_fuzzer", atenaot_fuzz::TsIrInit, atenaot_fuzz::TsIrOneInput},
+    {"pt_archive_fuzzer", atenaot_fuzz::PtArchiveInit, atenaot_fuzz::PtArchiveOneInput},
 };
 
 const char kDir[] = "fuzz/regressions";

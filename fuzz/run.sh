@@ -33,6 +33,22 @@ seed() {
       for f in $(find tests/golden -name '*.ts') $(grep -l -E '^graph\(' -r tests/golden --include='*.test'); do
         strip_hash "$f" > "$corpus/seed_$((i++))"
       done ;;
+    pt_archive_fuzzer)
+      # Every archive in the tests, and truncated and bit-flipped copies of each.
+      for f in $(find tests examples -name '*.pt' -size -256k); do
+        cp "$f" "$corpus/seed_$((i++))"
+        python3 - "$f" "$corpus/seed_$i" <<'PY'
+import random, sys
+data = open(sys.argv[1], "rb").read()
+rng = random.Random(len(data))
+for k in range(8):
+    cut = data[: rng.randrange(len(data))]
+    open("%s_cut%d" % (sys.argv[2], k), "wb").write(cut)
+    flipped = bytearray(data)
+    flipped[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+    open("%s_flip%d" % (sys.argv[2], k), "wb").write(bytes(flipped))
+PY
+      done ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
   esac
   echo "seeded $corpus with $i files"
@@ -48,5 +64,7 @@ esac
 # memory blow-ups are.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+max_len=8192
+[ "$target" = pt_archive_fuzzer ] && max_len=262144  # archives of small models
 exec "$bin" "$corpus" "${dict[@]}" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
-  -max_len=8192 -print_final_stats=1 -artifact_prefix="$artifacts/" "$@"
+  -max_len=$max_len -print_final_stats=1 -artifact_prefix="$artifacts/" "$@"

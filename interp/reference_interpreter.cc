@@ -10,6 +10,7 @@
 
 #include "plan/memory_plan.h"
 
+#include "capture/libtorch_error.h"
 #include "capture/tensor_convert.h"
 
 namespace atenaot {
@@ -133,8 +134,7 @@ class Interpreter {
     try {
       r.copy_(env_.at(n->input(1)), n->args()[2].literal.b);
     } catch (const std::exception& e) {
-      std::string what = e.what();
-      return InvalidArgument("LibTorch failed: " + what.substr(0, what.find('\n')));
+      return InvalidArgument("LibTorch failed: " + LibTorchMessage(e));
     }
     return r;
   }
@@ -174,8 +174,7 @@ class Interpreter {
     try {
       h.callBoxed(stack);
     } catch (const std::exception& e) {
-      std::string what = e.what();
-      return InvalidArgument("LibTorch failed: " + what.substr(0, what.find('\n')));
+      return InvalidArgument("LibTorch failed: " + LibTorchMessage(e));
     }
     std::vector<at::Tensor> results;
     if (n->list_output()) {
@@ -283,8 +282,7 @@ StatusOr<std::vector<at::Tensor>> RunReference(const Graph& g, const std::vector
   try {
     return Interpreter(opts).Run(g, inputs);
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    return Internal("LibTorch raised: " + what.substr(0, what.find('\n')));
+    return Internal("LibTorch raised: " + LibTorchMessage(e));
   }
 }
 

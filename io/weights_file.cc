@@ -1,6 +1,7 @@
 #include "io/weights_file.h"
 
 #include "io/files.h"
+#include "runtime/aot_crc32.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,7 +12,7 @@ namespace atenaot {
 namespace {
 
 constexpr char kMagic[4] = {'A', 'T', 'N', 'W'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: a CRC-32 after each entry
 
 template <typename T>
 void Put(std::string* out, T v) {
@@ -35,6 +36,7 @@ class Reader {
     return Status::Ok();
   }
   bool AtEnd() const { return p_ == d_.size(); }
+  size_t pos() const { return p_; }
   Status Truncated() const { return InvalidArgument("weights file '" + path_ + "' is truncated or corrupt"); }
 
  private:
@@ -54,6 +56,7 @@ Status WriteWeightsFile(const std::string& path, const std::unordered_map<std::s
   Put<uint32_t>(&out, static_cast<uint32_t>(keys.size()));
   for (const std::string& k : keys) {
     const WeightData& w = weights.at(k);
+    const size_t entry = out.size();
     Put<uint32_t>(&out, static_cast<uint32_t>(k.size()));
     out += k;
     Put<uint8_t>(&out, static_cast<uint8_t>(AtenScalarTypeCode(w.meta.dtype)));
@@ -61,6 +64,7 @@ Status WriteWeightsFile(const std::string& path, const std::unordered_map<std::s
     for (int64_t s : w.meta.sizes) Put<int64_t>(&out, s);
     Put<uint64_t>(&out, w.bytes.size());
     out.append(reinterpret_cast<const char*>(w.bytes.data()), w.bytes.size());
+    Put<uint32_t>(&out, aot__crc32(0, out.data() + entry, out.size() - entry));
   }
   std::ofstream f(path, std::ios::binary);
   if (!f) return IoError("cannot write weights file '" + path + "'");
@@ -77,8 +81,12 @@ StatusOr<std::unordered_map<std::string, WeightData>> ReadWeightsFile(const std:
   if (magic != std::string(kMagic, 4)) return InvalidArgument("'" + path + "' is not an atenaot weights file");
   uint32_t version = 0, count = 0;
   AOT_RETURN_IF_ERROR(r.Get(&version));
+  if (version == 1)
+    return InvalidArgument("weights file '" + path + "' has version 1, which has no checksums: write it again with "
+                           "this atenaot (atenaot dump MODEL -o FILE)");
   if (version != kVersion)
-    return InvalidArgument("weights file '" + path + "' has version " + std::to_string(version) + ", expected 1");
+    return InvalidArgument("weights file '" + path + "' has version " + std::to_string(version) + ", expected " +
+                           std::to_string(kVersion));
   AOT_RETURN_IF_ERROR(r.Get(&count));
   std::unordered_map<std::string, WeightData> out;
   for (uint32_t i = 0; i < count; ++i) {
@@ -86,6 +94,7 @@ StatusOr<std::unordered_map<std::string, WeightData>> ReadWeightsFile(const std:
     uint8_t code = 0;
     uint64_t nbytes = 0;
     std::string key, data;
+    const size_t entry = r.pos();
     AOT_RETURN_IF_ERROR(r.Get(&klen));
     AOT_RETURN_IF_ERROR(r.Bytes(klen, &key));
     AOT_RETURN_IF_ERROR(r.Get(&code));
@@ -111,6 +120,11 @@ StatusOr<std::unordered_map<std::string, WeightData>> ReadWeightsFile(const std:
     if (nbytes != static_cast<uint64_t>(w.meta.numel() * DTypeSize(w.meta.dtype)))
       return InvalidArgument("weights file '" + path + "': \"" + key + "\" has a wrong byte count");
     AOT_RETURN_IF_ERROR(r.Bytes(nbytes, &data));
+    const uint32_t want = aot__crc32(0, d.data() + entry, r.pos() - entry);
+    uint32_t crc = 0;
+    AOT_RETURN_IF_ERROR(r.Get(&crc));
+    if (crc != want)
+      return InvalidArgument("weights file '" + path + "' is corrupt: \"" + key + "\" fails its CRC-32 check");
     w.bytes.assign(data.begin(), data.end());
     out[key] = std::move(w);
   }

@@ -17,11 +17,18 @@ std::vector<BufferRequest> ArenaRequests(const BufferAnalysis& a) {
 
 StatusOr<MemoryPlan> PlanMemory(const Graph& g, const std::string& algorithm, int64_t alignment,
                                 const std::unordered_set<const Value*>* virtual_values, const ReusePairs* reuse) {
-  if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
-    return InvalidArgument("alignment must be a power of two, got " + std::to_string(alignment));
+  if (alignment <= 0 || alignment > kMaxAlignment || (alignment & (alignment - 1)) != 0)
+    return InvalidArgument("alignment must be a power of two from 1 to " + std::to_string(kMaxAlignment) + ", got " +
+                           std::to_string(alignment));
   MemoryPlan p;
   p.analysis = AnalyzeBuffers(g, alignment, virtual_values, reuse);
   std::vector<BufferRequest> req = ArenaRequests(p.analysis);
+  // Every later sum (LOAD, offset + size, arena) is at most twice the naive
+  // total, so bounding that total here keeps all of them from overflowing.
+  int64_t total = 0;
+  for (const BufferRequest& b : req)
+    if (b.bytes < 0 || __builtin_add_overflow(total, b.bytes, &total) || total > kMaxPlannedBytes)
+      return InvalidArgument("the model's intermediate buffers need more than 2^60 bytes together; they cannot be planned");
   AOT_ASSIGN_OR_RETURN(p.placement, PlaceBuffers(req, algorithm));
   std::string bad = CheckPlacement(req, p.placement);
   if (!bad.empty()) return Internal("memory plan check failed: " + bad);

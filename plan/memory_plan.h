@@ -22,6 +22,12 @@ struct MemoryPlan {
 
 std::vector<BufferRequest> ArenaRequests(const BufferAnalysis& a);
 
+// Buffer alignment is a power of two up to a page; the buffers of one plan
+// add up to at most 2^60 bytes (far above any real model, and low enough that
+// no sum the planner forms can overflow).
+constexpr int64_t kMaxAlignment = 4096;
+constexpr int64_t kMaxPlannedBytes = int64_t{1} << 60;
+
 StatusOr<MemoryPlan> PlanMemory(const Graph& g, const std::string& algorithm = "best", int64_t alignment = 64,
                                 const std::unordered_set<const Value*>* virtual_values = nullptr,
                                 const ReusePairs* reuse = nullptr);

@@ -48,6 +48,8 @@ const char* aot_status_name(aot_status s) {
     case AOT_ERR_BAD_DEVICE: return "AOT_ERR_BAD_DEVICE";
     case AOT_ERR_BAD_ALIGNMENT: return "AOT_ERR_BAD_ALIGNMENT";
     case AOT_ERR_BAD_OPTION: return "AOT_ERR_BAD_OPTION";
+    case AOT_ERR_CORRUPT_WEIGHTS: return "AOT_ERR_CORRUPT_WEIGHTS";
+    case AOT_ERR_OVERLAP: return "AOT_ERR_OVERLAP";
   }
   return "AOT_ERR_UNKNOWN";
 }
@@ -88,8 +90,13 @@ aot_status aot_model_open(const char* library_path, aot_model** out_model) {
     return fail(AOT_ERR_OPEN_FAILED, "%s is not an atenaot model (no aot_compiled_model_entry)%s", library_path, NULL);
   }
   const aot_compiled_model* m = entry();
-  if (!m || m->abi_version != ATENAOT_ABI_VERSION) {
-    unsigned got = m ? m->abi_version : 0;
+  if (!m) {
+    dlclose(dl);
+    return fail(AOT_ERR_OPEN_FAILED, "%s is not a usable atenaot model: its aot_compiled_model_entry returned NULL%s",
+                library_path, NULL);
+  }
+  if (m->abi_version != ATENAOT_ABI_VERSION) {
+    unsigned got = m->abi_version;
     dlclose(dl);
     snprintf(aot_err, sizeof(aot_err), "%s was built for ABI version %u; this runtime implements version %u",
              library_path, got, (unsigned)ATENAOT_ABI_VERSION);

@@ -31,10 +31,12 @@
 
 #include "capture/load_model.h"
 #include "interp/run_arrays.h"
+#include "io/files.h"
 #include "io/npy.h"
 #include "atenaot.h"
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
+#include "codegen/c_text.h"
 #include "codegen/build_cuda_library.h"
 #include "codegen/compile_graph.h"
 #include "ir/clone.h"
@@ -68,6 +70,9 @@ commands:
 MODEL is a TorchScript archive (.pt from torch.jit.trace(...).save), TorchScript
 IR text (what str(traced.graph) prints) or atenaot IR text (docs/ir_format.md);
 the format is detected from the file's content.
+
+Every command reads regular files and pipes only (no devices), at most
+--max-file-size BYTES each (default 17179869184, 16 GiB).
 )";
 
 constexpr char kDumpHelp[] = R"(usage: atenaot dump MODEL [--inputs F.npy...] [--stage STAGE] [-o FILE] [--time-passes]
@@ -112,7 +117,7 @@ Every plan is checked for overlaps before it is reported.
 
   --algo NAME     greedy_by_size | greedy_by_conflicts | hill_climb | best
                   (default best: all of them, smallest arena wins)
-  --align BYTES   buffer alignment, a power of two (default 64)
+  --align BYTES   buffer alignment, a power of two up to 4096 (default 64)
   --json FILE     write arena_bytes, lower_bound_bytes, naive_bytes,
                   eager_peak_bytes, lower_bound_before_reinplace_bytes and
                   the buffer list
@@ -248,10 +253,21 @@ Status ParseArgs(int argc, char** argv, Options* o) {
       AOT_ASSIGN_OR_RETURN(std::string v, need_value("--align"));
       char* end = nullptr;
       long long n = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end || n <= 0) return InvalidArgument("--align needs a positive integer, got '" + v + "'");
+      if (v.empty() || *end || n <= 0 || n > kMaxAlignment || (n & (n - 1)) != 0)
+        return InvalidArgument("--align needs a power of two from 1 to " + std::to_string(kMaxAlignment) + ", got '" + v +
+                               "'");
       o->align = n;
     }
     else if (a == "--print") o->print = true;
+    else if (a == "--max-file-size") {
+      AOT_ASSIGN_OR_RETURN(std::string v, need_value("--max-file-size"));
+      char* end = nullptr;
+      errno = 0;
+      long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end || n <= 0 || errno == ERANGE)
+        return InvalidArgument("--max-file-size needs a positive number of bytes, got '" + v + "'");
+      SetMaxFileBytes(n);
+    }
     else if (a == "--rtol" || a == "--atol") {
       AOT_ASSIGN_OR_RETURN(std::string v, need_value(a.c_str()));
       char* end = nullptr;
@@ -294,20 +310,6 @@ StatusOr<std::unique_ptr<Graph>> Compile(const Options& o, const std::vector<Npy
   }
   AOT_RETURN_IF_ERROR(RunPipeline(*g, stage, ops, popts));
   return g;
-}
-
-Status MakeDirs(const std::string& dir) {
-  std::string cur;
-  std::stringstream ss(dir);
-  std::string part;
-  if (!dir.empty() && dir[0] == '/') cur = "/";
-  while (std::getline(ss, part, '/')) {
-    if (part.empty()) continue;
-    cur += part + "/";
-    if (mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-      return IoError("cannot create directory '" + cur + "': " + std::strerror(errno));
-  }
-  return Status::Ok();
 }
 
 // Element k as a double (exact for every integer ATen stores in .npy files
@@ -390,14 +392,6 @@ Status Run(const Options& o) {
   return Status::Ok();
 }
 
-Status WriteText(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!f) return IoError("cannot write '" + path + "'");
-  f << text;
-  if (!f) return IoError("failed writing '" + path + "'");
-  return Status::Ok();
-}
-
 Status Plan(const Options& o) {
   if (o.inputs.empty()) return InvalidArgument("plan needs --inputs (sizes and layouts come from a sample run)");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
@@ -423,8 +417,8 @@ Status Plan(const Options& o) {
   totals.lower_bound_before_reinplace_bytes =
       LiveBytesLowerBound(ArenaRequests(AnalyzeBuffers(*functional, o.align)));
   std::cout << PlanTable(plan, totals);
-  if (!o.json_file.empty()) AOT_RETURN_IF_ERROR(WriteText(o.json_file, PlanJson(plan, totals)));
-  if (!o.svg_file.empty()) AOT_RETURN_IF_ERROR(WriteText(o.svg_file, PlanSvg(plan)));
+  if (!o.json_file.empty()) AOT_RETURN_IF_ERROR(WriteFile(o.json_file, PlanJson(plan, totals)));
+  if (!o.svg_file.empty()) AOT_RETURN_IF_ERROR(WriteFile(o.svg_file, PlanSvg(plan)));
   return Status::Ok();
 }
 
@@ -445,12 +439,11 @@ Status CompileCuda(const Options& o, const std::vector<NpyArray>& inputs, Graph&
                        CompileGraphCuda(g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, copts,
                                         o.algo.empty() ? "best" : o.algo, popts));
   const GeneratedCuda& gen = compiled.cuda;
-  AOT_RETURN_IF_ERROR(MakeDirs(o.output_file));
-  AOT_RETURN_IF_ERROR(WriteCudaSources(gen, o.output_file, o.name));
   std::ostringstream what;
   what << gen.kernels << " CUDA kernels, " << gen.gemms << " cuBLAS GEMMs, device arena " << gen.arena_bytes << " bytes, LOAD "
        << compiled.plan.lower_bound_bytes << " bytes";
   const std::string cu = o.output_file + "/" + o.name + ".cu";
+  if (o.emit_only || FindNvcc(bopts).empty()) AOT_RETURN_IF_ERROR(WriteCudaSources(gen, o.output_file, o.name));
   if (o.emit_only) {
     std::cout << "compiled " << o.model << " -> " << cu << " (emit-only: sources only, nothing built; " << what.str() << ")\n";
     return Status::Ok();
@@ -460,7 +453,7 @@ Status CompileCuda(const Options& o, const std::vector<NpyArray>& inputs, Graph&
               << "sources only, no lib" << o.name << ".so; " << what.str() << ")\n";
     return Status::Ok();
   }
-  AOT_ASSIGN_OR_RETURN(std::string lib, BuildCudaLibrary(o.output_file, o.name, bopts));
+  AOT_ASSIGN_OR_RETURN(std::string lib, WriteAndBuildCuda(gen, o.output_file, o.name, bopts));
   std::cout << "compiled " << o.model << " -> " << lib << " (" << o.cuda_arch << "; " << what.str() << ")\n";
   return Status::Ok();
 }
@@ -468,6 +461,7 @@ Status CompileCuda(const Options& o, const std::vector<NpyArray>& inputs, Graph&
 Status Compile(const Options& o) {
   if (o.inputs.empty()) return InvalidArgument("compile needs --inputs (the shapes and dtypes to compile for)");
   if (o.output_file.empty()) return InvalidArgument("compile needs -o DIR");
+  AOT_RETURN_IF_ERROR(CheckModelName(o.name).WithContext("--name"));
   if (o.embedded && o.march_native)
     return InvalidArgument("--march-native builds for this machine; it cannot be combined with --embedded");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
@@ -488,7 +482,6 @@ Status Compile(const Options& o) {
   const GeneratedC& gen = compiled.c;
   const MemoryPlan& plan = compiled.plan;
   if (o.embedded) {  // sources only: the firmware's toolchain builds them
-    AOT_RETURN_IF_ERROR(MakeDirs(o.output_file));
     const std::string base = o.output_file + "/" + o.name;
     AOT_RETURN_IF_ERROR(WriteSources(gen, o.output_file, o.name));
     std::cout << "compiled " << o.model << " -> " << base << ".c (embedded: sources only; " << gen.kernels

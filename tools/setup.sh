@@ -17,6 +17,7 @@ packages=(
   gcc-arm-none-eabi     # Cortex-M cross compiler: tests/embedded (compile --embedded into firmware)
   libnewlib-arm-none-eabi  # its C library and libm (only recommended by gcc-arm-none-eabi)
   qemu-system-arm       # runs the Cortex-M4 test firmware (mps2-an386) to check its results
+  valgrind              # memcheck over the compiled examples (tests/c_abi/examples_sanitized_test)
 )
 
 missing=()

@@ -2,7 +2,7 @@
  * runtime, checks its description, runs it (own arena and caller arena) and
  * compares with eager's outputs; then checks that every misuse returns the
  * right status, sets a message and writes nothing (ABI version 2).
- * usage: abi_test LIBMODEL.so INPUT.npy EXPECTED.npy OTHER_ABI.so NOT_A_MODEL.so */
+ * usage: abi_test LIBMODEL.so INPUT.npy EXPECTED.npy OTHER_ABI.so NOT_A_MODEL.so NULL_ENTRY.so */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +52,7 @@ static void expect_status(aot_status got, aot_status want, const char* what) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 6) { fprintf(stderr, "usage: abi_test LIB INPUT EXPECTED OTHER_ABI NOT_A_MODEL\n"); return 2; }
+  if (argc != 7) { fprintf(stderr, "usage: abi_test LIB INPUT EXPECTED OTHER_ABI NOT_A_MODEL NULL_ENTRY\n"); return 2; }
   CHECK(aot_abi_version() == ATENAOT_ABI_VERSION, "runtime ABI version %u", aot_abi_version());
   CHECK(strlen(aot_version_string()) > 0, "empty version string");
 
@@ -132,7 +132,34 @@ int main(int argc, char** argv) {
     expect_status(aot_model_run(m, &in, 1, &out, 1, arena, arena_bytes - 1), AOT_ERR_ARENA_TOO_SMALL, "small arena");
     expect_status(aot_model_run(m, &in, 1, &out, 1, (char*)arena + 4, arena_bytes - 4 > 0 ? arena_bytes : 0), AOT_ERR_BAD_ALIGNMENT, "misaligned arena");
   }
+  /* A count that does not fit an int64 is printed as the size_t it is. */
+  expect_status(aot_model_run(m, &in, (size_t)-1, &out, 1, NULL, 0), AOT_ERR_BAD_COUNT, "SIZE_MAX inputs");
+  CHECK(strstr(aot_last_error(), "got 18446744073709551615 inputs"), "SIZE_MAX message: %s", aot_last_error());
+  /* Tensors inside the arena, or outputs over inputs, would give wrong numbers: refused. */
+  if (arena_bytes >= n_exp * sizeof(float)) {
+    aot_tensor inside = out;
+    inside.data = arena;
+    expect_status(aot_model_run(m, &in, 1, &inside, 1, arena, arena_bytes), AOT_ERR_OVERLAP, "output inside the arena");
+    CHECK(strstr(aot_last_error(), "output 0 (") && strstr(aot_last_error(), "lies inside the arena"), "overlap message: %s",
+          aot_last_error());
+    inside = in;
+    inside.data = (char*)arena + 64;
+    expect_status(aot_model_run(m, &inside, 1, &out, 1, arena, arena_bytes), AOT_ERR_OVERLAP, "input inside the arena");
+  }
+  {
+    aot_tensor over = out;
+    over.data = x;  /* the output written over the input it reads */
+    expect_status(aot_model_run(m, &in, 1, &over, 1, NULL, 0), AOT_ERR_OVERLAP, "output over the input");
+    CHECK(strstr(aot_last_error(), "overlaps input 0; outputs must not share memory"), "overlap message: %s", aot_last_error());
+    over.data = (char*)x + 4 * (n_in - 1);  /* only its last element */
+    expect_status(aot_model_run(m, &in, 1, &over, 1, NULL, 0), AOT_ERR_OVERLAP, "output over the input's last element");
+  }
   for (size_t i = 0; i < n_exp; ++i) CHECK(y[i] == 12345.0f, "a failed run wrote output element %zu", i);
+  /* Options: the weights check on request; anything else is refused by name. */
+  expect_status(aot_model_set_option(m, "verify_weights", 1), AOT_OK, "verify_weights");
+  expect_status(aot_model_set_option(m, "verify_weights", 2), AOT_ERR_BAD_OPTION, "verify_weights 2");
+  expect_status(aot_model_set_option(m, "cuda_graph", 1), AOT_ERR_BAD_OPTION, "cuda_graph on a CPU model");
+  CHECK(strstr(aot_last_error(), "unknown option cuda_graph"), "option message: %s", aot_last_error());
   expect_status(aot_model_input_info(m, 7, &ii), AOT_ERR_BAD_INDEX, "input index");
   expect_status(aot_model_output_info(m, 7, &oi), AOT_ERR_BAD_INDEX, "output index");
   expect_status(aot_model_input_info(m, 0, NULL), AOT_ERR_NULL_POINTER, "NULL info");
@@ -143,6 +170,8 @@ int main(int argc, char** argv) {
   expect_status(aot_model_open("/nonexistent/libx.so", &other), AOT_ERR_OPEN_FAILED, "missing library");
   expect_status(aot_model_open(argv[4], &other), AOT_ERR_ABI_MISMATCH, "other ABI version");
   expect_status(aot_model_open(argv[5], &other), AOT_ERR_OPEN_FAILED, "not a model");
+  expect_status(aot_model_open(argv[6], &other), AOT_ERR_OPEN_FAILED, "entry point returning NULL");
+  CHECK(strstr(aot_last_error(), "aot_compiled_model_entry returned NULL"), "NULL entry message: %s", aot_last_error());
   expect_status(aot_model_open(NULL, &other), AOT_ERR_NULL_POINTER, "NULL path");
   expect_status(aot_model_open(argv[1], NULL), AOT_ERR_NULL_POINTER, "NULL out_model");
   CHECK(other == NULL, "a failed open wrote its output");

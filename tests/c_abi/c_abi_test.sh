@@ -10,7 +10,9 @@ compile_example mlp "$tmp/mlp" mlp
 cc -std=c99 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200112L -I"$tmp/mlp" tests/c_abi/abi_test.c -o "$tmp/abi_test" \
   -L"$tmp/mlp" -latenaot_runtime -Wl,-rpath,"$tmp/mlp" -lm
 cc -std=c99 -shared -fPIC tests/c_abi/other_abi.c -o "$tmp/libother.so"
-"$tmp/abi_test" "$tmp/mlp/libmlp.so" $ex/input_0.npy $ex/expected/output_0.npy "$tmp/libother.so" "$tmp/mlp/libatenaot_runtime.so"
+cc -std=c99 -shared -fPIC tests/c_abi/null_entry.c -o "$tmp/libnull_entry.so"
+"$tmp/abi_test" "$tmp/mlp/libmlp.so" $ex/input_0.npy $ex/expected/output_0.npy "$tmp/libother.so" "$tmp/mlp/libatenaot_runtime.so" \
+  "$tmp/libnull_entry.so"
 # The loader's device-model paths (open/close/state, stream, options) against
 # a stand-in device model built without CUDA.
 cc -std=c99 -Wall -Wextra -Werror -shared -fPIC -I"$tmp/mlp" tests/c_abi/device_model.c -o "$tmp/libfake.so"
@@ -24,7 +26,8 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 cc -std=c99 -O1 $san -fPIC -shared -DAOT_SHARED_ENTRY -I"$tmp/mlp" "$tmp/mlp/mlp.c" "$tmp/mlp/mlp_weights.S" -Wa,-I,"$tmp/mlp" \
   -o "$tmp/mlp/libmlp_san.so" -lm
 cc -std=c99 -O1 $san -D_POSIX_C_SOURCE=200112L -I"$tmp/mlp" tests/c_abi/abi_test.c "$tmp/mlp/atenaot_runtime.c" -o "$tmp/abi_test_san" -ldl -lm
-ASAN_OPTIONS=detect_leaks=1 "$tmp/abi_test_san" "$tmp/mlp/libmlp_san.so" $ex/input_0.npy $ex/expected/output_0.npy "$tmp/libother.so" "$tmp/mlp/libatenaot_runtime.so"
+ASAN_OPTIONS=detect_leaks=1 "$tmp/abi_test_san" "$tmp/mlp/libmlp_san.so" $ex/input_0.npy $ex/expected/output_0.npy "$tmp/libother.so" \
+  "$tmp/mlp/libatenaot_runtime.so" "$tmp/libnull_entry.so"
 # Weights in a side file (--weights file): the loader reads NAME.weights at open.
 cnn=examples/cnn
 compile_example cnn "$tmp/cnnw" cnnw --weights file
@@ -46,4 +49,13 @@ if "$atenaot" exec "$tmp/cnnw" --name cnnw --inputs $cnn/input_0.npy --out-dir "
   echo "a truncated weights file was accepted"; exit 1
 fi
 grep -q "has the wrong size for this library" "$tmp/err"
+# A same-size weights file with one changed byte fails its CRC-32 at open
+# (it used to load and give outputs off by 1e35).
+compile_example cnn "$tmp/cnnw" cnnw --weights file
+byte=$(od -An -tu1 -j200 -N1 "$tmp/cnnw/cnnw.weights" | tr -d ' ')
+printf "\\$(printf %03o $((byte ^ 1)))" | dd of="$tmp/cnnw/cnnw.weights" bs=1 seek=200 conv=notrunc status=none
+if "$atenaot" exec "$tmp/cnnw" --name cnnw --inputs $cnn/input_0.npy --out-dir "$tmp/x" 2> "$tmp/err"; then
+  echo "a corrupted weights file was accepted"; exit 1
+fi
+grep -q "AOT_ERR_CORRUPT_WEIGHTS: .*the weights file cnnw.weights fails its CRC-32 check" "$tmp/err"
 echo "c_abi_test: all passed"

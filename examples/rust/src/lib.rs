@@ -52,6 +52,8 @@ pub mod sys {
     pub const AOT_ERR_BAD_DEVICE: aot_status = 13;
     pub const AOT_ERR_BAD_ALIGNMENT: aot_status = 14;
     pub const AOT_ERR_BAD_OPTION: aot_status = 15;
+    pub const AOT_ERR_OVERLAP: aot_status = 16;
+    pub const AOT_ERR_CORRUPT_WEIGHTS: aot_status = 17;
 
     /// `aot_dtype` (kept as an integer: a value the C side sends that Rust
     /// does not know must not become an invalid Rust enum).
@@ -177,6 +179,10 @@ pub enum Status {
     BadAlignment,
     /// AOT_ERR_BAD_OPTION: an option the model does not have
     BadOption,
+    /// AOT_ERR_CORRUPT_WEIGHTS: the weights fail their CRC-32 check
+    CorruptWeights,
+    /// AOT_ERR_OVERLAP: a tensor overlaps the arena, or an output another tensor
+    Overlap,
     /// A code this crate does not know.
     Unknown(i32),
 }
@@ -201,6 +207,8 @@ impl Status {
             sys::AOT_ERR_BAD_DEVICE => Status::BadDevice,
             sys::AOT_ERR_BAD_ALIGNMENT => Status::BadAlignment,
             sys::AOT_ERR_BAD_OPTION => Status::BadOption,
+            sys::AOT_ERR_CORRUPT_WEIGHTS => Status::CorruptWeights,
+            sys::AOT_ERR_OVERLAP => Status::Overlap,
             other => Status::Unknown(other),
         })
     }
@@ -223,6 +231,8 @@ impl Status {
             Status::BadDevice => sys::AOT_ERR_BAD_DEVICE,
             Status::BadAlignment => sys::AOT_ERR_BAD_ALIGNMENT,
             Status::BadOption => sys::AOT_ERR_BAD_OPTION,
+            Status::CorruptWeights => sys::AOT_ERR_CORRUPT_WEIGHTS,
+            Status::Overlap => sys::AOT_ERR_OVERLAP,
             Status::Unknown(c) => c,
         }
     }

@@ -1,11 +1,11 @@
 # RUN: atenaot dump %i | FileCheck %s
 # RUN: atenaot dump %i -o %t.ir && atenaot dump %t.ir | FileCheck %s
-# RUN: tail -c 8 %t.ir.weights | od -A n -t d8 | FileCheck %s --check-prefix=W
+# RUN: tail -c 12 %t.ir.weights | head -c 8 | od -A n -t d8 | FileCheck %s --check-prefix=W
 # Shape arithmetic folds into literals: aten::size -> prim::NumToTensor ->
 # aten::Int and size(1) * size(2) become the view's [3, 4]; aten::size(x) the
 # reshape's [3, 2, 2]; aten::dim(x) - 1 the flatten's end_dim. The
 # NumToTensor tensor used as an operand (x * x.size(0) in a trace) becomes an
-# i64[] weight holding 3 (the last 8 bytes of the .weights file).
+# i64[] weight holding 3 (the 8 bytes before the .weights file's final CRC-32).
 graph(%x : Float(3, 2, 2, strides=[4, 2, 1], requires_grad=0, device=cpu)):
   %zero : int = prim::Constant[value=0]()
   %one : int = prim::Constant[value=1]()

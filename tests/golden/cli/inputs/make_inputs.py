@@ -38,6 +38,16 @@ Files:
                           "quote\"back\\slash"  f64[]   = 0.25
                           "self.lin.weight"   f32[2,3] = [1, 2, 3, 4, 5, 6]
   truncated.weights     three.weights cut in the middle of an entry
+  flipped.weights       three.weights with one bit of "self.lin.weight"'s data
+                        flipped (same size: caught by its CRC-32)
+  v1.weights            a version-1 weights file (no checksums)
+  short_record.pt       a traced module (y = x + w, w = arange(1000) float32)
+                        whose data record holds 16 of w's 4000 bytes: LibTorch
+                        1.13 loads it and would read the heap past the record
+  bitflip.pt            the same module with its data intact but one bit of
+                        the code record flipped (CRC-32 mismatch in the ZIP)
+  version99.pt          the same module with archive/version set to 99
+  f32_1000.npy          float32 zeros (1000,): input of the three above
   inf_f32.npy           float32 [1, inf, -inf]
   i64_big_a.npy         int64 [2**53, 2**53 + 1]
   i64_big_b.npy         int64 [2**53 + 1, 2**53] (differs from a, but not
@@ -98,20 +108,64 @@ def save_scripted(module, path):
         f.write(out.getvalue())
 
 
+class AddW(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.arange(1000, dtype=torch.float32))
+
+    def forward(self, x):
+        return x + self.w
+
+
+def save_damaged_archives(out):
+    """short_record.pt, bitflip.pt and version99.pt: one traced module, its
+    ZIP rewritten (stored, fixed dates, no debug_pkl) with one change each."""
+    import io
+    import zipfile
+    import zlib
+    buf = io.BytesIO()
+    torch.jit.save(torch.jit.trace(AddW(), torch.zeros(1000)), buf)
+    zin = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+
+    def rewrite(name, change, keep_crc=False):
+        zout_bytes = io.BytesIO()
+        with zipfile.ZipFile(zout_bytes, "w", zipfile.ZIP_STORED) as zout:
+            for info in zin.infolist():
+                if info.filename.endswith(".debug_pkl"):
+                    continue
+                data = zin.read(info.filename)
+                new = change(info.filename, data)
+                zi = zipfile.ZipInfo(info.filename, date_time=(1980, 1, 1, 0, 0, 0))
+                zout.writestr(zi, new)
+                if keep_crc and new != data:
+                    zi.CRC = zlib.crc32(data)  # the directory keeps the old CRC: a flipped bit
+        raw = zout_bytes.getvalue()
+        write_bytes(out, name, raw)
+
+    rewrite("short_record.pt", lambda n, d: d[:16] if n.endswith("/data/0") else d)
+    rewrite("version99.pt", lambda n, d: b"99\n" if n.endswith("/version") else d)
+    rewrite("bitflip.pt", lambda n, d: bytes([d[0] ^ 0x20]) + d[1:] if n.endswith("code/__torch__.py") else d,
+            keep_crc=True)
+    write_bytes(out, "f32_1000.npy", npy_bytes(np.zeros(1000, dtype=np.float32)))
+
+
 def weights_bytes(entries):
-    """An atenaot weights file: b"ATNW", u32 version 1, u32 count, then per
+    """An atenaot weights file: b"ATNW", u32 version 2, u32 count, then per
     entry (sorted by key) u32 key length, key, u8 ATen ScalarType code, u32
-    ndim, i64 sizes, u64 byte count, the bytes (all little-endian)."""
+    ndim, i64 sizes, u64 byte count, the bytes, and the CRC-32 (zlib's) of the
+    entry from its key length through its bytes (all little-endian)."""
     import struct
+    import zlib
     codes = {np.dtype(np.int64): 4, np.dtype(np.float32): 6, np.dtype(np.float64): 7}
-    out = b"ATNW" + struct.pack("<II", 1, len(entries))
+    out = b"ATNW" + struct.pack("<II", 2, len(entries))
     for key in sorted(entries):
         arr = np.array(entries[key], order="C")  # ascontiguousarray makes 0-d 1-d
         k = key.encode()
-        out += struct.pack("<I", len(k)) + k + struct.pack("<BI", codes[arr.dtype], arr.ndim)
-        out += b"".join(struct.pack("<q", d) for d in arr.shape)
+        entry = struct.pack("<I", len(k)) + k + struct.pack("<BI", codes[arr.dtype], arr.ndim)
+        entry += b"".join(struct.pack("<q", d) for d in arr.shape)
         data = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
-        out += struct.pack("<Q", len(data)) + data
+        entry += struct.pack("<Q", len(data)) + data
+        out += entry + struct.pack("<I", zlib.crc32(entry))
     return out
 
 
@@ -149,6 +203,11 @@ def main():
     })
     write_bytes(out, "three.weights", three)
     write_bytes(out, "truncated.weights", three[:40])
+    flipped = bytearray(three)
+    flipped[len(three) - 4 - 8] ^= 0x01  # inside the last entry's data, before its CRC
+    write_bytes(out, "flipped.weights", bytes(flipped))
+    write_bytes(out, "v1.weights", b"ATNW" + (1).to_bytes(4, "little") + (0).to_bytes(4, "little"))
+    save_damaged_archives(out)
 
     f32_2x3 = np.arange(6, dtype=np.float32).reshape(2, 3)
     write_bytes(out, "f32_2x3.npy", npy_bytes(f32_2x3))
