@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <tuple>
 
 #include "capture/libtorch_error.h"
 #include "io/zip_directory.h"
@@ -28,8 +29,9 @@ class RecordChecker {
   Status Check(const std::string& archive) {
     const std::string pkl = archive + ".pkl";
     if (!reader_.hasRecord(pkl)) return Status::Ok();
-    auto [data, size] = reader_.getRecord(pkl);
-    const char* p = static_cast<const char*>(data.get());
+    std::tuple<at::DataPtr, size_t> record = reader_.getRecord(pkl);  // no structured binding: lambdas read it
+    const size_t size = std::get<1>(record);
+    const char* p = static_cast<const char*>(std::get<0>(record).get());
     size_t pos = 0;
     auto read = [&](char* out, size_t n) {
       const size_t k = std::min(n, size - pos);
@@ -50,9 +52,9 @@ class RecordChecker {
     };
     auto read_record = [&, archive](const std::string& key) {
       const std::string name = archive + "/" + key;
-      auto [rec, rec_size] = reader_.getRecord(name);
-      records_[rec.get()] = {name, rec_size};
-      return std::move(rec);
+      std::tuple<at::DataPtr, size_t> rec = reader_.getRecord(name);
+      records_[std::get<0>(rec).get()] = {name, std::get<1>(rec)};
+      return std::move(std::get<0>(rec));
     };
     c10::IValue top;
     jit::Unpickler u(read, resolve, load_object, read_record, at::Device(at::kCPU));
