@@ -1,6 +1,7 @@
 #include "plan/buffers.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 namespace atenaot {
@@ -17,17 +18,16 @@ const char* BufferHomeName(BufferHome h) {
 
 namespace {
 
-// Bytes from the start of the storage to the end of the tensor's last element.
-int64_t Extent(const TensorMeta& m) {
+int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+int64_t ExtentBytes(const TensorMeta& m) {
   if (m.numel() == 0) return m.offset * DTypeSize(m.dtype);
   int64_t last = m.offset;
   for (size_t i = 0; i < m.sizes.size(); ++i) last += (m.sizes[i] - 1) * std::max<int64_t>(m.strides[i], 0);
   return (last + 1) * DTypeSize(m.dtype);
 }
-
-int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
-
-}  // namespace
 
 BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment, const std::unordered_set<const Value*>* virtual_values,
                               const ReusePairs* reuse) {
@@ -38,8 +38,14 @@ BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment, const std::unor
   for (const Value* v : g.inputs()) external[v->meta().storage] = BufferHome::kInput;
   for (const Value* v : g.weight_values()) external[v->meta().storage] = BufferHome::kWeight;
   int64_t t = 0;
-  auto touch = [&](const Value* v, int64_t when, bool defines) {
-    if (virtual_values && virtual_values->count(v)) return;
+  std::function<void(const Value*, int64_t, bool)> touch = [&](const Value* v, int64_t when, bool defines) {
+    if (virtual_values && virtual_values->count(v)) {
+      // A fused value is computed inside its reader's kernel, so what its
+      // producer reads is read then: those buffers live until this read.
+      if (!defines && v->producer())
+        for (const Value* in : v->producer()->InputValues()) touch(in, when, false);
+      return;
+    }
     int64_t s = v->meta().storage;
     auto it = index.find(s);
     if (it == index.end()) {
@@ -56,7 +62,7 @@ BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment, const std::unor
     }
     Buffer& b = out.buffers[static_cast<size_t>(it->second)];
     b.last = std::max(b.last, when);
-    b.bytes = std::max(b.bytes, Extent(v->meta()));
+    b.bytes = std::max(b.bytes, ExtentBytes(v->meta()));
     if (defines) b.values.push_back(v);
   };
   for (const Node* n : g.nodes()) {

@@ -48,9 +48,13 @@ struct BufferAnalysis {
   std::vector<int> arena;
 };
 
+// Bytes from the start of the storage to the end of the tensor's last element.
+int64_t ExtentBytes(const TensorMeta& m);
+
 // `g` must have exact metadata (after AnnotateFromRun or import). Values in
 // `virtual_values` (computed inside another kernel, e.g. fused elementwise
-// producers) get no buffer and their reads extend nothing.
+// producers) get no buffer; reading one reads what its producer reads, so
+// those buffers live until the fused value's reader runs.
 // `reuse` lists (output, input) pairs of nodes whose kernel may write its
 // output over its input (same layout, element i read before it is written):
 // when the input's buffer dies at that node, the output takes it over.

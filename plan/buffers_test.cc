@@ -104,5 +104,29 @@ TEST(Buffers, KernelReuseTakesOverADyingInputsBuffer) {
   EXPECT_EQ(bc.home, BufferHome::kOutput);
 }
 
+// %u is computed inside the last add's kernel (fused), so that kernel reads %t:
+// %t's buffer must live until op 4, not die at op 2 where %u is "defined".
+TEST(Buffers, ReadingAFusedValueReadsWhatItsProducerReads) {
+  auto g = ParseGraph(R"(graph @f(%x: f32[64]@s0, %y: f32[2,64]@s1, %w: f32[2,64]@s6) {
+  %t = aten::mul.Scalar(%x, 2) : f32[64]@s2
+  %s = aten::sum(%t, none) : f32[]@s7
+  %u = aten::add.Tensor(%t, %y, 1) : f32[2,64]@s3
+  %z = aten::softmax.int(%w, 1, 7) : f64[2,64]@s4
+  %o = aten::add.Tensor(%u, %z, 1) : f64[2,64]@s5
+  return (%o, %s)
+}
+)", SnapshotOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::unordered_set<const Value*> fused = {(*g)->FindValue("u")};
+  ASSERT_NE(*fused.begin(), nullptr);
+  BufferAnalysis a = AnalyzeBuffers(**g, 64, &fused);
+  ASSERT_EQ(a.buffers[0].name, "t");
+  EXPECT_EQ(a.buffers[0].last, 4);
+  for (const Buffer& b : a.buffers) EXPECT_NE(b.name, "u");  // no buffer of its own
+  auto p = PlanMemory(**g, "best", 64, &fused);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->arena_bytes(), 256 + 1024);  // %t and %z overlap in time now
+}
+
 }  // namespace
 }  // namespace atenaot

@@ -909,6 +909,18 @@ std::vector<SuiteProgram> Build() {
         return {in[0], in[0].sum(1)};
       },
       Seeded(261, [] { return Ts{at::randn({4, 3}).t()}; }));
+  // A fused producer (t + y, computed inside the last add's kernel) reads %t
+  // there, after the softmax: %t's buffer must live that long, not be given to
+  // the softmax's output (a plan bug found 2026-12-02).
+  add("fused_producer_reads_late",
+      [](const Ts& in) -> Ts {
+        T t = in[0] * 2;
+        T s = t.sum();
+        T u = t + in[1];
+        T z = at::softmax(in[2], 1, at::kDouble);
+        return {u + z, s};
+      },
+      Randn(275, {{64}, {2, 64}, {2, 64}}));
   add("read_expanded_input",
       [](const Ts& in) -> Ts {
         return {in[0] * 2, in[0].sum(0)};
