@@ -23,35 +23,67 @@ auto Timed(const PipelineOptions& popts, const char* what, F&& body) {
 }  // namespace
 
 StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
-                                    const std::string& algorithm, const PipelineOptions& popts, int64_t alignment) {
+                                    const std::string& algorithm, const PipelineOptions& popts, int64_t alignment,
+                                    bool schedule) {
   AOT_RETURN_IF_ERROR(RunPipeline(g, Stage::kReinplaced, ops, popts));  // its own per-pass lines
   AOT_RETURN_IF_ERROR(Timed(popts, "decompose", [&] { return Decompose(g, ops); }));
   AOT_RETURN_IF_ERROR(Timed(popts, "annotate", [&] { return annotate(g); }));  // the sample run
   std::unordered_set<const Value*> fused;
   ReusePairs reuse;
-  Timed(popts, "fusion", [&] {
+  auto fuse = [&] {
     fused = FusedAwayValues(g);
     reuse = KernelReusePairs(g, fused);
     return 0;
-  });
+  };
+  Timed(popts, "fusion", fuse);
+  int64_t before = -1;
+  std::vector<int64_t> before_live;
+  ScheduleStats stats;
+  if (schedule) {
+    Timed(popts, "schedule", [&] {
+      const BufferAnalysis traced = AnalyzeBuffers(g, alignment, &fused, &reuse);
+      before = LiveBytesLowerBound(ArenaRequests(traced));
+      before_live = LiveBytesCurve(traced);
+      const std::vector<Node*> traced_order = g.NodesSnapshot();
+      stats = ScheduleForMemory(g, alignment, &fused, &reuse);
+      if (stats.changed) {
+        // Fusion is decided again for the new order; keep the traced order if
+        // that undoes the gain (the schedule's model assumed the old fusion).
+        fuse();
+        if (LiveBytesLowerBound(ArenaRequests(AnalyzeBuffers(g, alignment, &fused, &reuse))) >= before) {
+          ApplyNodeOrder(g, traced_order);
+          fuse();
+          stats.changed = false;
+        }
+      }
+      return 0;
+    });
+  }
   // "time: plan" is the placement alone (buffer analysis, LOAD, placement, overlap check).
-  return Timed(popts, "plan", [&] { return PlanMemory(g, algorithm, alignment, &fused, &reuse); });
+  AOT_ASSIGN_OR_RETURN(MemoryPlan plan,
+                       Timed(popts, "plan", [&] { return PlanMemory(g, algorithm, alignment, &fused, &reuse); }));
+  if (schedule) {
+    plan.unscheduled_lower_bound_bytes = before;
+    plan.unscheduled_live = std::move(before_live);
+    plan.schedule = stats;
+  }
+  return plan;
 }
 
 StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                      const CodegenOptions& copts, const std::string& algorithm,
-                                     const PipelineOptions& popts) {
+                                     const PipelineOptions& popts, bool schedule) {
   CompiledGraph out;
-  AOT_ASSIGN_OR_RETURN(out.plan, PlanForCodegen(g, ops, annotate, algorithm, popts));
+  AOT_ASSIGN_OR_RETURN(out.plan, PlanForCodegen(g, ops, annotate, algorithm, popts, 64, schedule));
   AOT_ASSIGN_OR_RETURN(out.c, GenerateC(g, out.plan, copts));
   return out;
 }
 
 StatusOr<CompiledGraphCuda> CompileGraphCuda(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                              const CudaCodegenOptions& copts, const std::string& algorithm,
-                                             const PipelineOptions& popts) {
+                                             const PipelineOptions& popts, bool schedule) {
   CompiledGraphCuda out;
-  AOT_ASSIGN_OR_RETURN(out.plan, PlanForCodegen(g, ops, annotate, algorithm, popts));
+  AOT_ASSIGN_OR_RETURN(out.plan, PlanForCodegen(g, ops, annotate, algorithm, popts, 64, schedule));
   AOT_ASSIGN_OR_RETURN(out.cuda, GenerateCuda(g, out.plan, copts));
   return out;
 }

@@ -23,13 +23,14 @@ struct CompiledGraph {
 
 // Everything up to and including the memory plan (what `atenaot plan`
 // reports): works for graphs with ops the C backend cannot compile too.
+// `schedule` reorders the ops to lower LOAD first (plan/schedule.h).
 StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                     const std::string& algorithm = "best", const PipelineOptions& popts = {},
-                                    int64_t alignment = 64);
+                                    int64_t alignment = 64, bool schedule = true);
 
 StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                      const CodegenOptions& copts, const std::string& algorithm = "best",
-                                     const PipelineOptions& popts = {});
+                                     const PipelineOptions& popts = {}, bool schedule = true);
 
 // The same plan as CompileGraph, compiled to CUDA (codegen/cuda_codegen.h).
 struct CompiledGraphCuda {
@@ -38,6 +39,6 @@ struct CompiledGraphCuda {
 };
 StatusOr<CompiledGraphCuda> CompileGraphCuda(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                              const CudaCodegenOptions& copts, const std::string& algorithm = "best",
-                                             const PipelineOptions& popts = {});
+                                             const PipelineOptions& popts = {}, bool schedule = true);
 
 }  // namespace atenaot

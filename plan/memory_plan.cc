@@ -15,6 +15,15 @@ std::vector<BufferRequest> ArenaRequests(const BufferAnalysis& a) {
   return r;
 }
 
+std::vector<int64_t> LiveBytesCurve(const BufferAnalysis& a) {
+  std::vector<int64_t> live(static_cast<size_t>(std::max<int64_t>(a.num_ops + 1, 1)), 0);
+  for (int i : a.arena) {
+    const Buffer& b = a.buffers[static_cast<size_t>(i)];
+    for (int64_t t = b.first; t <= b.last && t < static_cast<int64_t>(live.size()); ++t) live[static_cast<size_t>(t)] += b.bytes;
+  }
+  return live;
+}
+
 StatusOr<MemoryPlan> PlanMemory(const Graph& g, const std::string& algorithm, int64_t alignment,
                                 const std::unordered_set<const Value*>* virtual_values, const ReusePairs* reuse) {
   if (alignment <= 0 || alignment > kMaxAlignment || (alignment & (alignment - 1)) != 0)
@@ -101,6 +110,13 @@ std::string PlanTable(const MemoryPlan& p, const PlanTotals& t) {
   if (t.lower_bound_before_reinplace_bytes >= 0)
     os << "LOAD before reinplace: " << t.lower_bound_before_reinplace_bytes << " B (the functional graph; reinplacing, "
        << "fusion and kernel buffer reuse save " << t.lower_bound_before_reinplace_bytes - p.lower_bound_bytes << " B)\n";
+  if (p.unscheduled_lower_bound_bytes >= 0) {
+    char ms[32];
+    std::snprintf(ms, sizeof(ms), "%.1f", p.schedule.ms);
+    os << "LOAD before scheduling: " << p.unscheduled_lower_bound_bytes << " B (the traced op order; reordering saves "
+       << p.unscheduled_lower_bound_bytes - p.lower_bound_bytes << " B; " << (p.schedule.exact ? "exact" : "beam")
+       << " search over " << p.schedule.states << " op sets in " << ms << " ms)\n";
+  }
   return os.str();
 }
 
@@ -115,6 +131,12 @@ std::string PlanJson(const MemoryPlan& p, const PlanTotals& t) {
   os << "  \"lower_bound_before_reinplace_bytes\": "
      << (t.lower_bound_before_reinplace_bytes >= 0 ? std::to_string(t.lower_bound_before_reinplace_bytes) : "null")
      << ",\n";
+  os << "  \"lower_bound_unscheduled_bytes\": "
+     << (p.unscheduled_lower_bound_bytes >= 0 ? std::to_string(p.unscheduled_lower_bound_bytes) : "null") << ",\n";
+  if (p.unscheduled_lower_bound_bytes >= 0)
+    os << "  \"schedule\": {\"changed\": " << (p.schedule.changed ? "true" : "false")
+       << ", \"exact\": " << (p.schedule.exact ? "true" : "false") << ", \"states\": " << p.schedule.states
+       << ", \"ms\": " << p.schedule.ms << "},\n";
   os << "  \"num_ops\": " << p.analysis.num_ops << ",\n  \"buffers\": [\n";
   for (size_t i = 0; i < p.analysis.buffers.size(); ++i) {
     const Buffer& b = p.analysis.buffers[i];
@@ -130,7 +152,7 @@ std::string PlanJson(const MemoryPlan& p, const PlanTotals& t) {
 std::string PlanSvg(const MemoryPlan& p) {
   const double W = 960, H = 540, L = 70, R = 20, T = 40, B = 50;
   const int64_t steps = std::max<int64_t>(p.analysis.num_ops + 1, 1);
-  const int64_t top = std::max<int64_t>({p.arena_bytes(), p.lower_bound_bytes, 1});
+  const int64_t top = std::max<int64_t>({p.arena_bytes(), p.lower_bound_bytes, p.unscheduled_lower_bound_bytes, 1});
   auto X = [&](double t) { return L + (W - L - R) * t / static_cast<double>(steps); };
   auto Y = [&](double bytes) { return H - B - (H - T - B) * bytes / static_cast<double>(top); };
   std::ostringstream os;
@@ -160,20 +182,21 @@ std::string PlanSvg(const MemoryPlan& p) {
        << "\" fill=\"hsl(" << hue << ",60%,70%)\" stroke=\"black\" stroke-width=\"0.5\"><title>%" << XmlEscape(b.name) << ": "
        << b.bytes << " B, ops " << b.first << ".." << b.last << ", offset " << p.placement.offsets[k] << "</title></rect>\n";
   }
-  // The live-bytes curve: its maximum is LOAD.
-  std::vector<int64_t> live(static_cast<size_t>(steps) + 1, 0);
-  for (int i : p.analysis.arena) {
-    const Buffer& b = p.analysis.buffers[static_cast<size_t>(i)];
-    for (int64_t t = b.first; t <= b.last && t < steps; ++t) live[static_cast<size_t>(t)] += b.bytes;
-  }
-  os << "<polyline fill=\"none\" stroke=\"crimson\" stroke-width=\"2\" points=\"";
-  for (int64_t t = 0; t < steps; ++t)
-    os << X(static_cast<double>(t)) << "," << Y(static_cast<double>(live[static_cast<size_t>(t)])) << " "
-       << X(static_cast<double>(t + 1)) << "," << Y(static_cast<double>(live[static_cast<size_t>(t)])) << " ";
-  os << "\"><title>bytes live at each op (max = LOAD)</title></polyline>\n";
+  // The live-bytes curves: their maxima are LOAD, after and before scheduling.
+  auto curve = [&](const std::vector<int64_t>& live, const char* color, const char* dash, const char* title) {
+    os << "<polyline fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\"" << dash << " points=\"";
+    for (size_t t = 0; t < live.size() && static_cast<int64_t>(t) < steps; ++t)
+      os << X(static_cast<double>(t)) << "," << Y(static_cast<double>(live[t])) << " " << X(static_cast<double>(t + 1))
+         << "," << Y(static_cast<double>(live[t])) << " ";
+    os << "\"><title>" << title << "</title></polyline>\n";
+  };
+  if (!p.unscheduled_live.empty())
+    curve(p.unscheduled_live, "steelblue", " stroke-dasharray=\"6 3\"", "bytes live at each op in the traced order");
+  curve(LiveBytesCurve(p.analysis), "crimson", "", "bytes live at each op (max = LOAD)");
   os << "<line x1=\"" << L << "\" y1=\"" << Y(static_cast<double>(p.arena_bytes())) << "\" x2=\"" << W - R << "\" y2=\""
      << Y(static_cast<double>(p.arena_bytes())) << "\" stroke=\"black\" stroke-dasharray=\"4 3\"><title>arena size</title></line>\n";
-  os << "<text x=\"" << W - R << "\" y=\"" << T - 6 << "\" text-anchor=\"end\" fill=\"crimson\">red: live bytes (LOAD curve); dashed: arena</text>\n";
+  os << "<text x=\"" << W - R << "\" y=\"" << T - 6 << "\" text-anchor=\"end\" fill=\"crimson\">red: live bytes (LOAD curve); "
+     << (p.unscheduled_live.empty() ? "" : "blue dashed: the traced op order; ") << "black dashed: arena</text>\n";
   os << "</svg>\n";
   return os.str();
 }

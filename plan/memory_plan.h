@@ -8,6 +8,7 @@
 #include "ir/graph.h"
 #include "plan/buffers.h"
 #include "plan/placement.h"
+#include "plan/schedule.h"
 
 namespace atenaot {
 
@@ -17,10 +18,17 @@ struct MemoryPlan {
   std::vector<int64_t> offsets;  // per buffer in analysis.buffers; -1 outside the arena
   int64_t lower_bound_bytes = 0;  // LOAD over the arena buffers
   int64_t naive_bytes = 0;        // no reuse
+  // When the ops were reordered for memory (plan/schedule.h): LOAD and the
+  // live bytes per op of the traced order; -1 and empty when not scheduled.
+  int64_t unscheduled_lower_bound_bytes = -1;
+  std::vector<int64_t> unscheduled_live;
+  ScheduleStats schedule;
   int64_t arena_bytes() const { return placement.arena_bytes; }
 };
 
 std::vector<BufferRequest> ArenaRequests(const BufferAnalysis& a);
+// Arena bytes live at each op index 0..num_ops (its maximum is LOAD).
+std::vector<int64_t> LiveBytesCurve(const BufferAnalysis& a);
 
 // Buffer alignment is a power of two up to a page; the buffers of one plan
 // add up to at most 2^60 bytes (far above any real model, and low enough that

@@ -98,12 +98,13 @@ DIR/input_K.npy for each input after the run, so input mutations are visible.
   --stage STAGE   import | functional | functional-noviews | reinplaced
   --time-passes   print each pass's wall time to stderr
   --print         also print every output (dtype, shape, first values)
-  --plan ALGO     plan-checked run: reinplace, plan memory with ALGO (or
-                  best) and run with every intermediate at its arena offset
+  --plan ALGO     plan-checked run: reinplace, order the ops for memory
+                  (unless --schedule none), plan memory with ALGO (or best)
+                  and run with every intermediate at its arena offset
 )";
 
 constexpr char kPlanHelp[] = R"(usage: atenaot plan MODEL --inputs F.npy... [--algo NAME|best] [--align BYTES]
-                    [--json FILE] [--svg FILE] [--time-passes]
+                    [--schedule memory|none] [--json FILE] [--svg FILE] [--time-passes]
 
 Reinplaces MODEL, runs it once on the inputs to learn exact layouts and which
 results share memory, and places every intermediate buffer in one arena, as
@@ -112,24 +113,31 @@ write over an input that dies there).
 Prints one row per buffer (home, size, live op range, arena offset) and the
 totals: the arena, the liveness lower bound (LOAD: the most bytes live at
 once; arena == LOAD means optimal), naive (no reuse), LibTorch eager's peak
-on the same inputs, and LOAD before reinplace (what reinplacing saved).
+on the same inputs, LOAD before reinplace (what reinplacing saved) and LOAD
+before scheduling (what reordering the ops saved).
 Every plan is checked for overlaps before it is reported.
 
   --algo NAME     greedy_by_size | greedy_by_conflicts | hill_climb | best
                   (default best: all of them, smallest arena wins)
   --align BYTES   buffer alignment, a power of two up to 4096 (default 64)
+  --schedule S    memory (default): reorder the ops, within their
+                  dependences, to lower the most bytes live at once (exact
+                  search on small graphs, a beam on large ones, within 1 s);
+                  none: keep the traced order
   --json FILE     write arena_bytes, lower_bound_bytes, naive_bytes,
-                  eager_peak_bytes, lower_bound_before_reinplace_bytes and
-                  the buffer list
+                  eager_peak_bytes, lower_bound_before_reinplace_bytes,
+                  lower_bound_unscheduled_bytes and the buffer list
   --svg FILE      draw the plan (x: op index, y: arena offset; hover a
-                  buffer for its name, size and range; red: live bytes)
+                  buffer for its name, size and range; red: live bytes;
+                  blue dashed: live bytes in the traced op order)
   --time-passes   print to stderr the time of each pass, then of decompose,
-                  annotate (the sample run), fusion and plan (the placement
-                  alone: buffers, LOAD, placement, overlap check)
+                  annotate (the sample run), fusion, schedule (the op order)
+                  and plan (the placement alone: buffers, LOAD, placement,
+                  overlap check)
 )";
 
 constexpr char kCompileHelp[] = R"(usage: atenaot compile MODEL --inputs F.npy... -o DIR [--name NAME] [--weights embed|file|c]
-                       [--algo NAME] [--march-native] [--embedded]
+                       [--algo NAME] [--schedule memory|none] [--march-native] [--embedded]
                        [--target cpu|cuda] [--cuda-arch sm_XX] [--emit-only]
 
 Compiles MODEL for the shapes and dtypes of the sample inputs into DIR:
@@ -149,6 +157,7 @@ intermediates live in one arena of the planned size.
 
   --name NAME      C identifier prefix (default: model)
   --algo NAME      placement algorithm (default best)
+  --schedule S     memory (default) or none: as for `atenaot plan`
   --march-native   build for this machine's CPU ($CC or cc is the compiler)
   --embedded       write only the sources (NAME.c, NAME.h, atenaot.h,
                    atenaot_model.h and the weights files) and build nothing:
@@ -205,6 +214,7 @@ struct Options {
   double rtol = 1e-5, atol = 1e-6;
   std::string algo;                     // plan --algo, run --plan
   int64_t align = 64;
+  bool schedule = true;                 // plan/compile --schedule memory|none
   std::string json_file, svg_file;
   std::string name = "model";
   std::string weights_mode = "embed";
@@ -249,6 +259,11 @@ Status ParseArgs(int argc, char** argv, Options* o) {
     else if (a == "--cuda-arch") { AOT_ASSIGN_OR_RETURN(o->cuda_arch, need_value("--cuda-arch")); }
     else if (a == "--emit-only") o->emit_only = true;
     else if (a == "--svg") { AOT_ASSIGN_OR_RETURN(o->svg_file, need_value("--svg")); }
+    else if (a == "--schedule") {
+      AOT_ASSIGN_OR_RETURN(std::string v, need_value("--schedule"));
+      if (v != "memory" && v != "none") return InvalidArgument("--schedule takes memory or none, got '" + v + "'");
+      o->schedule = v == "memory";
+    }
     else if (a == "--align") {
       AOT_ASSIGN_OR_RETURN(std::string v, need_value("--align"));
       char* end = nullptr;
@@ -371,6 +386,7 @@ Status Run(const Options& o) {
   std::optional<MemoryPlan> plan;
   if (!o.algo.empty()) {
     AOT_RETURN_IF_ERROR(AnnotateFromArrays(*g, inputs));
+    if (o.schedule) ScheduleForMemory(*g, o.align, nullptr, nullptr);
     AOT_ASSIGN_OR_RETURN(plan, PlanMemory(*g, o.algo, o.align));
     std::cerr << "plan: arena " << plan->arena_bytes() << " B (" << plan->placement.algorithm << "), LOAD "
               << plan->lower_bound_bytes << " B\n";
@@ -411,7 +427,7 @@ Status Plan(const Options& o) {
   // placement alone).
   AOT_ASSIGN_OR_RETURN(MemoryPlan plan,
                        PlanForCodegen(*g, ops, [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, algo, popts,
-                                      o.align));
+                                      o.align, o.schedule));
   PlanTotals totals;
   AOT_ASSIGN_OR_RETURN(totals.eager_peak_bytes, MeasureEagerPeak(*imported, inputs));
   totals.lower_bound_before_reinplace_bytes =
@@ -437,7 +453,7 @@ Status CompileCuda(const Options& o, const std::vector<NpyArray>& inputs, Graph&
   if (o.time_passes) popts.timing = &std::cerr;
   AOT_ASSIGN_OR_RETURN(CompiledGraphCuda compiled,
                        CompileGraphCuda(g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, copts,
-                                        o.algo.empty() ? "best" : o.algo, popts));
+                                        o.algo.empty() ? "best" : o.algo, popts, o.schedule));
   const GeneratedCuda& gen = compiled.cuda;
   std::ostringstream what;
   what << gen.kernels << " CUDA kernels, " << gen.gemms << " cuBLAS GEMMs, device arena " << gen.arena_bytes << " bytes, LOAD "
@@ -478,7 +494,7 @@ Status Compile(const Options& o) {
   if (o.time_passes) popts.timing = &std::cerr;
   AOT_ASSIGN_OR_RETURN(CompiledGraph compiled,
                        CompileGraph(*g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, copts,
-                                    o.algo.empty() ? "best" : o.algo, popts));
+                                    o.algo.empty() ? "best" : o.algo, popts, o.schedule));
   const GeneratedC& gen = compiled.c;
   const MemoryPlan& plan = compiled.plan;
   if (o.embedded) {  // sources only: the firmware's toolchain builds them

@@ -47,6 +47,9 @@ std::string RunProgramPlanned(const SuiteProgram& p, const std::string& algorith
   Status s = RunPipeline(**g, Stage::kReinplaced, LiveOpTable(), {});
   if (s.ok()) s = AnnotateFromRun(**g, inputs);
   if (!s.ok()) return s.ToString();
+  // The memory-aware op order (plan/schedule.h) is checked here too: the
+  // interpreter runs the nodes in the new order with every buffer at its offset.
+  ScheduleForMemory(**g, 64, nullptr, nullptr);
   auto plan = PlanMemory(**g, algorithm);
   if (!plan.ok()) return "planning failed: " + plan.status().ToString();
   std::vector<at::Tensor> eager_in = CloneKeepingAliasing(inputs);
