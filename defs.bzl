@@ -181,8 +181,9 @@ def atenaot_library(
     gen_include = _gen_dir(name) + "/src"
 
     if target == "cuda":
-        _cuda_library(name, src, hdr, gen_include, weights_file, header, copts, visibility, tags)
-        return  # the generated test and benchmark run on the host C target only
+        # NAME_test runs where a GPU is; no benchmark (bench/gpu/ times CUDA models).
+        _cuda_library(name, model, inputs, expected, src, hdr, gen_include, weights_file, header, copts, gen_test, visibility, tags)
+        return
 
     asm = [f for f in files if f.endswith(".S")]
     bins = [f for f in files if f.endswith(".bin")]
@@ -222,6 +223,7 @@ def _tests(name, model, inputs, expected, weights_file, gen_test, gen_benchmark,
     if gen_test:
         cc_test(
             name = name + "_test",
+            size = "small",
             srcs = [_label("//tools/library_rule:model_test.cc")],
             args = args + ["--expected=$(rootpath %s)" % e for e in expected],
             data = inputs + expected + weights_file,
@@ -240,7 +242,7 @@ def _tests(name, model, inputs, expected, weights_file, gen_test, gen_benchmark,
             tags = tags,
         )
 
-def _cuda_library(name, src, hdr, gen_include, weights_file, header, copts, visibility, tags):
+def _cuda_library(name, model, inputs, expected, src, hdr, gen_include, weights_file, header, copts, gen_test, visibility, tags):
     if not HAS_NVCC:
         # No nvcc on this machine: the sources (NAME_srcs) are still made;
         # the library is skipped by `bazel build //...` instead of failing.
@@ -254,14 +256,16 @@ def _cuda_library(name, src, hdr, gen_include, weights_file, header, copts, visi
             tags = tags,
         )
         return
-    obj = _gen_dir(name) + "/" + name + "_cuda.o"
+    obj = _gen_dir(name) + "/" + name + "_cuda.pic.o"
+
+    # The files the compile step wrote beside NAME.cu (NAME.h, atenaot.h, ...)
+    # are found next to it; the same flags as `atenaot compile --target cuda`.
     native.genrule(
         name = name + "_nvcc",
-        srcs = [src, hdr, _label("//c_api:atenaot.h"), _label("//c_api:atenaot_model.h")],
+        srcs = _generated_files(name, "cuda", "embed")[:4],
         outs = [obj],
-        cmd = ("%s -O3 -std=c++17 -arch=sm_90 -Xcompiler -fPIC " % NVCC +
-               "-I$$(dirname $(location %s)) -I$$(dirname $(location %s)) " % (hdr, _label("//c_api:atenaot.h")) +
-               " ".join(copts) + " -c $(location %s) -o $@" % src),
+        cmd = ("%s -O3 -gencode arch=compute_90,code=[sm_90,compute_90] -Xcompiler -fPIC %s -c $(location %s) -o $@" %
+               (NVCC, " ".join(copts), src)),
         message = "nvcc: compiling " + name,
         tags = tags,
     )
@@ -271,8 +275,26 @@ def _cuda_library(name, src, hdr, gen_include, weights_file, header, copts, visi
         hdrs = [hdr],
         strip_include_prefix = gen_include,
         data = weights_file,
-        linkopts = ["-L%s/lib64" % NVCC.rsplit("/bin/", 1)[0], "-lcudart", "-lcublas"],
-        deps = [header],
+        deps = [header, "@atenaot_local_config//:cudart"],
         visibility = visibility,
         tags = tags,
+    )
+    if not gen_test:
+        return
+    if expected == None:
+        _atenaot_reference(name = name + "_reference", model = model, inputs = inputs, tags = tags)
+        expected = [":" + name + "_reference"]
+
+    # Builds wherever nvcc is; on a machine without a GPU it reports itself skipped.
+    cc_test(
+        name = name + "_test",
+        size = "small",
+        srcs = [_label("//tools/library_rule:model_cuda_test.cc")],
+        args = ["--input=$(rootpath %s)" % i for i in inputs] +
+               ["--weights=$(rootpath %s)" % w for w in weights_file] +
+               ["--expected=$(rootpath %s)" % e for e in expected],
+        data = inputs + expected + weights_file,
+        local_defines = ["AOT_UT_MODEL=%s_model" % name],
+        deps = [":" + name, _label("//tools/library_rule:model_driver"), _label("@gtest//:gtest")],
+        tags = tags + ["gpu"],
     )

@@ -13,9 +13,11 @@
 #include "ir/status.h"
 
 // The compiled model's static entry points, named by the rule with
-// -DAOT_UT_MODEL=NAME_model -DAOT_UT_RUN_MSG=NAME_run_msg.
+// -DAOT_UT_MODEL=NAME_model -DAOT_UT_RUN_MSG=NAME_run_msg (C target).
 #ifdef AOT_UT_MODEL
 extern "C" const aot_compiled_model* AOT_UT_MODEL(void);
+#endif
+#ifdef AOT_UT_RUN_MSG  // C target only (a CUDA model runs through its table)
 extern "C" int AOT_UT_RUN_MSG(const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs, size_t num_outputs,
                               void* arena, size_t arena_bytes, const void* weights, char* err, size_t err_len);
 #endif
