@@ -57,7 +57,7 @@ def _compile_impl(ctx):
         args.add("--embedded")
     else:
         args.add("--emit-only")
-    if ctx.attr.cpu:
+    if ctx.attr.cpu and ctx.attr.target == "c":
         args.add_all(["--cpu", ctx.attr.cpu])
 
     # A model without weights gets no weights files from the tool; the
@@ -148,7 +148,7 @@ def atenaot_library(
         NAME is then a static-only library for whatever toolchain builds it.
       weights: "embed" (a linked-in object), "file" (NAME.weights, passed to
         NAME_run; a data dependency of NAME) or "c" (const arrays in NAME.c).
-      cpu: passed to `atenaot compile --cpu` when set.
+      cpu: passed to `atenaot compile --cpu` when set (C target).
       copts: extra C compiler options for the model's sources.
       gen_test: make NAME_test.
       gen_benchmark: make NAME_benchmark.
