@@ -155,6 +155,8 @@ def atenaot_library(
       visibility: of NAME and NAME_srcs.
       tags: added to every target.
     """
+    if not _is_c_identifier(name):
+        fail("atenaot_library: name must be a C identifier (it prefixes NAME_run, NAME.h), got '%s'" % name)
     if target not in _TARGETS:
         fail("atenaot_library: target must be one of %s, got '%s'" % (_TARGETS, target))
     if weights not in _WEIGHTS:
@@ -203,6 +205,14 @@ def atenaot_library(
         tags = tags,
     )
     _tests(name, model, inputs, expected, weights_file, gen_test, gen_benchmark, tags)
+
+def _is_c_identifier(s):
+    if not s or s[0].isdigit():
+        return False
+    for c in s.elems():
+        if not (c.isalnum() or c == "_"):
+            return False
+    return True
 
 def _package_path():
     root = native.repository_name()
