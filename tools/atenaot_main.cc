@@ -174,8 +174,10 @@ intermediates live in one arena of the planned size.
                    weights uploaded at open; `exec` stages host tensors
   --cuda-arch sm_XX  GPU architecture for --target cuda (default sm_90):
                    its SASS plus compute_XX PTX for newer GPUs
-  --emit-only      with --target cuda: write the sources, build nothing
-                   (without nvcc the sources are written and compile says
+  --emit-only      write the sources, build nothing (host C: the files of
+                   --embedded with host double accumulation, for build
+                   systems such as Bazel's atenaot_library; --target cuda:
+                   without nvcc the sources are written and compile says
                    that it did not build)
 )";
 
@@ -483,7 +485,6 @@ Status Compile(const Options& o) {
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, "import"));
   if (o.target == "cuda") return CompileCuda(o, inputs, *g);
-  if (o.emit_only) return InvalidArgument("--emit-only goes with --target cuda (the C target has --embedded)");
   CodegenOptions copts;
   copts.name = o.name;
   copts.embed_weights = o.weights_mode != "file";
@@ -497,10 +498,11 @@ Status Compile(const Options& o) {
                                     o.algo.empty() ? "best" : o.algo, popts, o.schedule));
   const GeneratedC& gen = compiled.c;
   const MemoryPlan& plan = compiled.plan;
-  if (o.embedded) {  // sources only: the firmware's toolchain builds them
+  if (o.embedded || o.emit_only) {  // sources only: the firmware's toolchain (or Bazel) builds them
     const std::string base = o.output_file + "/" + o.name;
     AOT_RETURN_IF_ERROR(WriteSources(gen, o.output_file, o.name));
-    std::cout << "compiled " << o.model << " -> " << base << ".c (embedded: sources only; " << gen.kernels
+    std::cout << "compiled " << o.model << " -> " << base << ".c (" << (o.embedded ? "embedded" : "emit-only")
+              << ": sources only; " << gen.kernels
               << " kernels, arena " << gen.arena_bytes << " bytes, LOAD " << plan.lower_bound_bytes << " bytes)\n";
     return Status::Ok();
   }
