@@ -86,10 +86,15 @@ _atenaot_compile = rule(
         "weights": attr.string(default = "embed", values = list(_WEIGHTS)),
         "cpu": attr.string(),
         "outs": attr.output_list(mandatory = True),
-        "tool": attr.label(default = Label("//:atenaot"), executable = True, cfg = "exec"),
+        "tool": attr.label(default = Label("//:atenaot"), executable = True, cfg = "host"),
     },
 )
 
+# The tool is built in the host configuration: with this repository's
+# .bazelrc (--distinct_host_configuration=false) that is the target
+# configuration, so //:atenaot (LibTorch-heavy, minutes on 2 cores) is built
+# once, not a second time for an exec platform. A workspace that executes
+# remotely on other machines sets --distinct_host_configuration=true.
 def _reference_impl(ctx):
     out = ctx.actions.declare_directory(ctx.attr.name)
     args = ctx.actions.args()
@@ -113,7 +118,7 @@ _atenaot_reference = rule(
     attrs = {
         "model": attr.label(allow_single_file = True, mandatory = True),
         "inputs": attr.label_list(allow_files = [".npy"], mandatory = True),
-        "tool": attr.label(default = Label("//:atenaot"), executable = True, cfg = "exec"),
+        "tool": attr.label(default = Label("//:atenaot"), executable = True, cfg = "host"),
     },
 )
 
