@@ -154,3 +154,26 @@ TEST(Compiled, LongElementwiseRunIsTiledAndExact) {
 
 }  // namespace
 }  // namespace atenaot
+
+namespace atenaot {
+namespace {
+
+// Found by tests/random/random_compiled_test (seed 56): an output without
+// elements, [3, 0], comes with PyTorch's contiguous strides {1, 1}; the C ABI
+// took them for a non-contiguous layout and refused the run.
+TEST(Compiled, EmptyOutputWithPyTorchStridesIsAccepted) {
+  CppProgram fn = [](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> {
+    return {in[0].slice(0, 4).t() + 1, in[0] * 2};
+  };
+  std::vector<at::Tensor> inputs = {at::randn({4, 3})};
+  auto g = TraceCpp(fn, inputs, LiveOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::vector<at::Tensor> expected = fn(inputs);
+  ASSERT_EQ(expected[0].sizes(), (std::vector<int64_t>{3, 0}));
+  CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/compiled_empty_output");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(CompareTensorLists(expected, r.outputs, "output"), "");
+}
+
+}  // namespace
+}  // namespace atenaot
