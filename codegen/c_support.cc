@@ -121,8 +121,11 @@ static int aot__check(const aot_tensor* t, const aot_tensor_info* info, size_t i
       return AOT_ERR_BAD_SHAPE;
     }
   }
-  int64_t expect = 1;
-  for (int d = info->ndim - 1; d >= 0; --d) {
+  /* A tensor without elements has no layout to check (PyTorch gives {3, 0}
+   * the strides {1, 1}, not {0, 1}). */
+  int64_t expect = 1, numel = 1;
+  for (int d = 0; d < info->ndim; ++d) numel *= info->sizes[d];
+  for (int d = info->ndim - 1; d >= 0 && numel != 0; --d) {
     if (info->sizes[d] != 1 && t->strides[d] != expect)
       return aot__fail_at(err, err_len, AOT_ERR_BAD_STRIDES, what, i, info->name,
                           "is not contiguous row-major (strides in elements)");

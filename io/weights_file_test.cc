@@ -51,9 +51,14 @@ TEST(WeightsFile, RoundTrips) {
   auto again = ReadWeightsFile(path);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->at("w").bytes, r->at("w").bytes);
-  float third;
-  std::memcpy(&third, again->at("w").bytes.data() + 8, 4);
-  EXPECT_EQ(third, 3.0f);
+  // Every value survives both trips (1, 2, ..., 6: a zero-filled or shifted
+  // copy would not).
+  ASSERT_EQ(again->at("w").bytes.size(), 24u);
+  for (int k = 0; k < 6; ++k) {
+    float v;
+    std::memcpy(&v, again->at("w").bytes.data() + 4 * k, 4);
+    EXPECT_EQ(v, static_cast<float>(k + 1)) << "element " << k;
+  }
 }
 
 // A same-size file with one flipped bit used to load and give outputs off by

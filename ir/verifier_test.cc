@@ -69,6 +69,13 @@ TEST(Verifier, RejectsUnrepresentableOps) {
   const OpInfo* size = SnapshotOpTable().Find("aten::size.int");
   ASSERT_NE(size, nullptr);
   EXPECT_FALSE(size->Representable());
+  // A node of such an op (set behind the parser's back) must be refused.
+  ASSERT_TRUE(VerifyGraph(*g).ok());
+  g->SetOp(g->first(), size);
+  Status s = VerifyGraph(*g);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("op has argument or return types atenaot cannot represent"), std::string::npos)
+      << s.message();
 }
 
 }  // namespace

@@ -73,6 +73,44 @@ TEST(Buffers, PlanMemoryPutsTheArenaBuffersApart) {
   EXPECT_FALSE(PlanMemory(**g, "best", 48).ok());  // not a power of two
 }
 
+// Every buffer at offset 0: s2 and s4, live together at op 5, share bytes.
+Placement AllAtZero(const std::vector<BufferRequest>& r) {
+  Placement p;
+  p.offsets.assign(r.size(), 0);
+  for (const BufferRequest& b : r) p.arena_bytes = std::max(p.arena_bytes, b.bytes);
+  return p;
+}
+// Apart, but in an arena too small to hold the second buffer.
+Placement ArenaTooSmall(const std::vector<BufferRequest>& r) {
+  Placement p;
+  for (const BufferRequest& b : r) {
+    p.offsets.push_back(p.arena_bytes);
+    p.arena_bytes += b.bytes;
+  }
+  p.arena_bytes -= 1;
+  return p;
+}
+
+TEST(Buffers, PlanMemoryRejectsABadPlacement) {
+  auto g = ParseGraph(kGraph, SnapshotOpTable());
+  ASSERT_TRUE(g.ok());
+  SetPlacementForTesting("all_at_zero", AllAtZero);
+  SetPlacementForTesting("arena_too_small", ArenaTooSmall);
+  auto overlap = PlanMemory(**g, "all_at_zero", 64);
+  auto small = PlanMemory(**g, "arena_too_small", 64);
+  SetPlacementForTesting("all_at_zero", nullptr);
+  SetPlacementForTesting("arena_too_small", nullptr);
+  ASSERT_FALSE(overlap.ok());
+  EXPECT_EQ(overlap.status().code(), StatusCode::kInternal) << overlap.status().ToString();
+  EXPECT_NE(overlap.status().message().find("placement all_at_zero is wrong"), std::string::npos)
+      << overlap.status().ToString();
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(small.status().message().find("placement arena_too_small is wrong"), std::string::npos)
+      << small.status().ToString();
+  // Removed again: the name is unknown.
+  EXPECT_FALSE(PlanMemory(**g, "all_at_zero", 64).ok());
+}
+
 }  // namespace
 }  // namespace atenaot
 

@@ -37,6 +37,12 @@ std::vector<std::string> PlacementAlgorithms();
 
 StatusOr<Placement> PlaceBuffers(const std::vector<BufferRequest>& requests, const std::string& algorithm);
 
+// Tests only: PlaceBuffers runs `fn` for `name` (not one of the built-in
+// names, not part of `best`), so a test can hand the planner a wrong placement
+// and see it rejected. An empty fn removes it.
+using PlacementFnForTesting = Placement (*)(const std::vector<BufferRequest>& requests);
+void SetPlacementForTesting(const std::string& name, PlacementFnForTesting fn);
+
 // Bytes live at the busiest moment: no placement can use less.
 int64_t LiveBytesLowerBound(const std::vector<BufferRequest>& requests);
 // Sum of all sizes: the arena without any reuse.

@@ -2,7 +2,7 @@
 // traced from C++, run at stages import, functional, functional-noviews and
 // reinplaced, equals running it
 // eagerly (outputs and inputs after the run). Fixtures are covered the same
-// way through the CLI's stage runner in fixture_stage_test.
+// way in tests/fixture_import_test.cc (FixtureTest.EveryStageRunsLikeEager).
 #include <gtest/gtest.h>
 
 #include "tests/testing/stage_runner.h"

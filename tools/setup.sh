@@ -18,6 +18,8 @@ packages=(
   libnewlib-arm-none-eabi  # its C library and libm (only recommended by gcc-arm-none-eabi)
   qemu-system-arm       # runs the Cortex-M4 test firmware (mps2-an386) to check its results
   valgrind              # memcheck over the compiled examples (tests/c_abi/examples_sanitized_test)
+  cargo                 # Rust and cargo: the Rust binding tests (tests/rust, examples/rust)
+  python3               # tools/count_tests.py (tools/test.sh's final count)
 )
 
 missing=()
@@ -26,6 +28,13 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+
+# CUDA has no Debian package new enough: tests/cuda uses the toolkit at
+# /usr/local/cuda (or $NVCC) when present, and tools/test.sh reports "CUDA NOT
+# CHECKED" with the number of skipped cases when it is not.
+nvcc="${NVCC:-/usr/local/cuda/bin/nvcc}"
+if [ -x "$nvcc" ]; then echo "setup: CUDA: $nvcc ($("$nvcc" --version | tail -1))"
+else echo "setup: CUDA: no nvcc at $nvcc: the CUDA build tests will be skipped (install the CUDA Toolkit there)"; fi
 
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages present"

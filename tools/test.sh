@@ -1,29 +1,39 @@
 #!/usr/bin/env bash
 # Runs the tests (installing missing packages first) and ends with the line
-#   N passed, M failed, K skipped
-# counted from the test cases themselves: GoogleTest cases from each target's
-# test.xml, one case per golden sh_test, and a target that did not build or
-# timed out as one failure. Exit status is 0 only when nothing failed.
+#   N passed, M failed, K skipped (distinct test cases; ...)
+# counted by tools/count_tests.py from the test cases themselves: GoogleTest
+# cases from each target's test.xml, the cases a shell test reports (one for a
+# golden sh_test), a target that did not build or timed out as one failure, a
+# test that failed without a failing case (a crash) as one failure, never as a
+# pass too. A case run in several bazel runs (the plain run, then the
+# sanitizer reruns) counts once; each run also gets its own line. Skipped cases
+# are listed by name with their reasons; a skip not on tests/skip_allowlist.txt
+# counts as a failure. Exit status is 0 only when nothing failed.
 #
-#   bash tools/test.sh                          # CI: all tests, then ASAN_TARGETS under --config=asan
+#   bash tools/test.sh                          # CI: all tests, ASAN_TARGETS under --config=asan, UBSAN_TARGETS under --config=ubsan
 #   bash tools/test.sh [bazel options] [-- targets]   # one run, e.g. --config=ubsan -- //ir/...
 #
-# With no arguments the final line sums both runs. The ASan part covers the
-# LibTorch-free unit tests, the fuzz regressions and the random programs; the
-# other LibTorch-linked tests are left out to keep CI's clean build short
-# (measured on the 2-core machine, from a clean output base: the ASan part
-# alone 223 s, 122 actions; 407 s next to a fuzzer with 2000 random programs.
-# The plain suite takes 12-19 min.) Run them with
-# `bash tools/test.sh --config=asan`.
+# The ASan part covers the LibTorch-free unit tests, the fuzz regressions and
+# the random programs; the UBSan part the LibTorch-free targets (LibTorch
+# itself is not built with -fsanitize=undefined). The other LibTorch-linked
+# tests are left out to keep CI's clean build short (measured on the 2-core
+# machine, from a clean output base: the ASan part alone 223 s, 122 actions;
+# 407 s next to a fuzzer with 2000 random programs. The plain suite takes
+# 12-19 min.) Run them with `bash tools/test.sh --config=asan`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
 
 ASAN_TARGETS=(//ir/... //io/... //passes/... //plan/... //schema/... //fuzz/... //tests/random/...)
+# The C++ tests that do not link LibTorch (which is not built with UBSan).
+ubsan_targets() { bazel query 'kind(cc_test, //...) except rdeps(//..., @libtorch//:all)' 2>/dev/null; }
 
-total_passed=0; total_failed=0; total_skipped=0
+manifest="$(mktemp -d)"  # RUN TARGET STATUS XML lines, and copies of each test.xml
+trap 'rm -rf "$manifest"' EXIT
+bazel_failed=0 copies=0
 
-# run_suite [bazel options] -- targets: one `bazel test`, its cases added to the totals.
+# run_suite [bazel options] -- targets: one `bazel test`; each target's status
+# and test.xml go to the manifest that tools/count_tests.py counts.
 run_suite() {
   local opts=() targets=()
   while [ $# -gt 0 ]; do
@@ -32,7 +42,8 @@ run_suite() {
   done
   [ ${#targets[@]} -eq 0 ] && targets=(//...)
 
-  local log bazel_rc testlogs passed=0 failed=0 skipped=0
+  local log bazel_rc testlogs label
+  label="${opts[*]:-default} ${targets[*]}"
   log="$(mktemp)"
   bazel test -k --test_output=errors --test_summary=short "${opts[@]}" -- "${targets[@]}" 2>&1 | tee "$log"
   bazel_rc=${PIPESTATUS[0]}
@@ -40,43 +51,43 @@ run_suite() {
   testlogs="$(bazel info "${opts[@]}" bazel-testlogs 2>/dev/null || bazel info bazel-testlogs 2>/dev/null)"
 
   # Summary lines look like: "//ir:schema_test   (cached) PASSED in 0.1s".
-  local target status xml root n f e d s bad good
+  local target status dir xml xmls copy
   while read -r target status; do
-    xml="$testlogs/${target#//}"
-    xml="${xml/://}/test.xml"
-    case "$status" in
-      PASSED|FAILED)
-        if [ -f "$xml" ]; then
-          root="$(grep -m1 -o '<testsuites[^>]*>' "$xml" || grep -m1 -o '<testsuite [^>]*>' "$xml")"
-          n=$(echo "$root" | sed -n -E 's/.* tests="([0-9]+)".*/\1/p'); n=${n:-1}
-          f=$(echo "$root" | sed -n -E 's/.* failures="([0-9]+)".*/\1/p'); f=${f:-0}
-          e=$(echo "$root" | sed -n -E 's/.* errors="([0-9]+)".*/\1/p'); e=${e:-0}
-          d=$(echo "$root" | sed -n -E 's/.* disabled="([0-9]+)".*/\1/p'); d=${d:-0}
-          s=$(grep -c 'result="skipped"' "$xml" || true)
-          bad=$((f + e))
-          if [ "$status" = FAILED ] && [ "$bad" -eq 0 ]; then bad=1; fi  # crashed before reporting
-          good=$((n - d - s - f - e)); [ "$good" -lt 0 ] && good=0
-          passed=$((passed + good)); failed=$((failed + bad)); skipped=$((skipped + s))
-        elif [ "$status" = PASSED ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
-        ;;
-      *) failed=$((failed + 1)) ;;  # FAILED TO BUILD, NO STATUS, TIMEOUT, FLAKY
-    esac
+    dir="$testlogs/${target#//}"
+    dir="${dir/://}"
+    # A sharded test has one report per shard (shard_K_of_N/test.xml).
+    xmls=("$dir/test.xml")
+    [ -f "$dir/test.xml" ] || xmls=("$dir"/shard_*_of_*/test.xml)
+    for xml in "${xmls[@]}"; do
+      copy=-
+      if [ -f "$xml" ]; then copy="$manifest/$((++copies)).xml"; cp "$xml" "$copy"; fi
+      printf '%s\t%s\t%s\t%s\n' "$label" "$target" "$status" "$copy" >> "$manifest/list"
+    done
   done < <(sed -n -E 's@^(//[^ ]+)[[:space:]]+(\(cached\)[[:space:]]+)?(PASSED|FAILED TO BUILD|FAILED|NO STATUS|TIMEOUT|FLAKY).*@\1 \3@p' "$log" | sed 's/FAILED TO BUILD/FAILED_TO_BUILD/; s/NO STATUS/NO_STATUS/')
   rm -f "$log"
-
-  if [ "$passed" -eq 0 ] && [ "$failed" -eq 0 ]; then failed=1; echo "no test results found" >&2; fi
-  if [ "$bazel_rc" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; echo "bazel test exited $bazel_rc" >&2; fi
-  echo "[${opts[*]:-default} ${targets[*]}]: $passed passed, $failed failed, $skipped skipped"
-  total_passed=$((total_passed + passed)); total_failed=$((total_failed + failed))
-  total_skipped=$((total_skipped + skipped))
+  if ! grep -q -F "$label"$'\t' "$manifest/list" 2>/dev/null; then
+    echo "[$label]: no test results found" >&2; bazel_failed=$((bazel_failed + 1))
+  elif [ "$bazel_rc" -ne 0 ] && [ "$bazel_rc" -ne 3 ] &&
+       ! grep -F "$label"$'\t' "$manifest/list" | cut -f3 | grep -qv -E '^(PASSED|FAILED)$'; then
+    # 3: tests failed; 1 with a target that did not build: both counted as cases.
+    echo "[$label]: bazel test exited $bazel_rc" >&2; bazel_failed=$((bazel_failed + 1))
+  fi
 }
 
 if [ $# -eq 0 ]; then
   run_suite
   # 500 random programs under ASan (the plain run checks 2000): 92 s -> ~25 s.
   run_suite --config=asan --test_env=ATENAOT_RANDOM_PROGRAMS=500 -- "${ASAN_TARGETS[@]}"
+  mapfile -t UBSAN_TARGETS < <(ubsan_targets)
+  if [ "${#UBSAN_TARGETS[@]}" -eq 0 ]; then echo "bazel query found no LibTorch-free tests for UBSan" >&2; bazel_failed=$((bazel_failed + 1))
+  else run_suite --config=ubsan -- "${UBSAN_TARGETS[@]}"; fi
 else
   run_suite "$@"
 fi
-echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
-[ "$total_failed" -eq 0 ]
+echo
+# Per-run lines, the skipped cases by name (checked against the allow-list),
+# then the final line, counting each distinct test case once.
+python3 tools/count_tests.py "$manifest/list" tests/skip_allowlist.txt
+count_rc=$?
+if [ "$bazel_failed" -ne 0 ]; then echo "and $bazel_failed bazel run(s) failed outside the test cases (see above)"; fi
+[ "$count_rc" -eq 0 ] && [ "$bazel_failed" -eq 0 ]

@@ -14,7 +14,7 @@
 #    runs on an emulated Cortex-M4 (mps2-an386) on the example's input and
 #    must match eager's stored output (atenaot compare's tolerances).
 # usage: cortex_m_test.sh ATENAOT [REPORT.md]   (REPORT.md: the size table)
-# Skips, passing, with "SKIPPED: ..." when arm-none-eabi-gcc or newlib is absent.
+# Skips (reported as skipped) when arm-none-eabi-gcc, newlib or qemu-system-arm is absent.
 set -euo pipefail
 source tests/testing/sh_test_lib.sh
 report="${2:-}"
@@ -105,17 +105,26 @@ for m in mlp cnn transformer; do
     arm-none-eabi-gcc $cpu -nostartfiles -T $here/mps2.ld -Wl,--gc-sections "$d/start.o" "$d/fwq.o" "$d/$m.o" "$d/${m}_weights.o" \
       -lm -lc -o "$d/fwq.elf"
     mkdir -p "$d/run"
-    hl=$(od -An -tu2 -j8 -N2 $ex/input_0.npy | tr -d ' ')      # .npy 1.0 header length
-    tail -c +$((11 + hl)) $ex/input_0.npy > "$d/run/input_0.bin"
+    for ((k = 0; k < nin; ++k)); do
+      npy=$ex/input_$k.npy
+      [ -f "$npy" ] || { echo "$npy missing: $m takes $nin inputs"; exit 1; }
+      hl=$(od -An -tu2 -j8 -N2 "$npy" | tr -d ' ')      # .npy 1.0 header length
+      tail -c +$((11 + hl)) "$npy" > "$d/run/input_$k.bin"
+    done
     rc=0
     (cd "$d/run" && timeout 120 "$qemu" -M mps2-an386 -nographic -monitor none -serial none \
        -semihosting-config enable=on,target=native -kernel ../fwq.elf) || rc=$?
     [ "$rc" -eq 0 ] || { echo "the firmware exited with $rc under QEMU"; exit 1; }
-    exp=$ex/expected/output_0.npy
-    hl=$(od -An -tu2 -j8 -N2 $exp | tr -d ' ')
-    { head -c $((10 + hl)) $exp; cat "$d/run/output_0.bin"; } > "$d/run/output_0.npy"
-    "$atenaot" compare $exp "$d/run/output_0.npy"
-    ran="matches eager on QEMU mps2-an386"
+    # Every output (the firmware writes output_K.bin for each K < nout).
+    nexp=$(ls $ex/expected/output_*.npy | wc -l)
+    [ "$nexp" -eq "$nout" ] || { echo "$m has $nout outputs but $nexp expected output_*.npy"; exit 1; }
+    for ((k = 0; k < nout; ++k)); do
+      exp=$ex/expected/output_$k.npy
+      hl=$(od -An -tu2 -j8 -N2 $exp | tr -d ' ')
+      { head -c $((10 + hl)) $exp; cat "$d/run/output_$k.bin"; } > "$d/run/output_$k.npy"
+      "$atenaot" compare $exp "$d/run/output_$k.npy"
+    done
+    ran="$nout/$nout outputs match eager on QEMU mps2-an386"
   fi
   rows+=("| $m | $flash | $ram | $text | $data | $bss | $code | $weights | $rodata | $arena | $io | $stack | $ran |")
 done
@@ -126,4 +135,6 @@ for r in "${rows[@]}"; do table+=$'\n'"$r"; done
 echo
 echo "$table"
 if [ -n "$report" ]; then echo "$table" > "$report"; fi
+# Without QEMU nothing ran on the target: a skip, not a pass.
+[ -n "$qemu" ] || skip "qemu-system-arm not installed (apt-get install qemu-system-arm): the images were built and checked, not run"
 echo "cortex_m_test: all passed"

@@ -2,9 +2,9 @@
 # Compiles the MLP example with atenaot, then runs `cargo test --offline` on
 # examples/rust (a copy in TEST_TMPDIR, so nothing is written into the source
 # tree) against it: eager's stored outputs and ABI misuse.
-# No cargo: prints "SKIPPED: cargo not found" and passes (tools/test.sh counts
-# an sh_test as pass/fail only, so the skip is visible in this log and in the
-# test.xml this script writes).
+# Uses cargo from PATH (Debian's, which tools/setup.sh installs) or a rustup
+# install. No cargo: prints "SKIPPED: cargo not found" and reports the case
+# skipped in its test.xml (tools/test.sh lists it among the skips).
 set -euo pipefail
 source tests/testing/sh_test_lib.sh
 ex=examples/mlp
@@ -18,7 +18,10 @@ for c in ${HOME:+"$HOME/.cargo/bin/cargo"} /root/.cargo/bin/cargo /usr/local/car
 done
 [ -n "$cargo" ] || skip "cargo not found (install Rust to run the Rust binding tests)"
 cargo_bin="$(dirname "$cargo")"
-export CARGO_HOME="${CARGO_HOME:-$(dirname "$cargo_bin")}"
+# A rustup install keeps its toolchains next to cargo (~/.cargo/bin); Debian's
+# cargo (/usr/bin) needs only a writable CARGO_HOME.
+if [ "$cargo_bin" = /usr/bin ]; then export CARGO_HOME="${CARGO_HOME:-$tmp/cargo_home}"
+else export CARGO_HOME="${CARGO_HOME:-$(dirname "$cargo_bin")}"; fi
 if [ -z "${RUSTUP_HOME:-}" ] && [ -d "$(dirname "$CARGO_HOME")/.rustup" ]; then
   export RUSTUP_HOME="$(dirname "$CARGO_HOME")/.rustup"
 fi

@@ -6,6 +6,7 @@
 #include <ATen/Tensor.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -27,7 +28,21 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
                           const std::string& extra_cflags = "", bool float_accumulation = false);
 
 // Empty when the compiled program equals eager (outputs and inputs after) and
-// every input eager changes is flagged AOT_INFO_MUTATED.
+// every input eager changes is flagged AOT_INFO_MUTATED, or, for a program
+// atenaot must refuse (rejected_with), when compiling refuses it with that
+// message. kSkipPrefix + the reason when the program cannot be run through
+// the C ABI at all (tests report that as a skip); anything else is a failure.
 std::string RunProgramCompiled(const SuiteProgram& p, const std::string& dir);
+inline const std::string kSkipPrefix = "SKIP: ";
+
+// The ops the C backend is known not to lower, as (op, part of its reason),
+// like tests/cuda's UNSUPPORTED. Remove an entry once the op compiles.
+extern const std::vector<std::pair<std::string, std::string>> kKnownUnsupported;
+
+// "" when `error` is not the C backend's refusal; the skip reason ("known
+// unsupported op(s): ...") when every op it names is on kKnownUnsupported with
+// its reason; else "FAIL: ..." naming the ops that are not (a codegen
+// regression must not hide as a skip).
+std::string KnownRefusal(const std::string& error);
 
 }  // namespace atenaot

@@ -40,11 +40,15 @@ std::string RunProgramAtStage(const SuiteProgram& p, Stage stage) {
 namespace atenaot {
 
 std::string RunProgramPlanned(const SuiteProgram& p, const std::string& algorithm) {
-  if (!p.rejected_with.empty()) return "";  // refused before planning
   std::vector<at::Tensor> inputs = p.inputs();
   auto g = TraceCpp(p.fn, inputs, LiveOpTable());
   if (!g.ok()) return "import failed: " + g.status().ToString();
   Status s = RunPipeline(**g, Stage::kReinplaced, LiveOpTable(), {});
+  if (!p.rejected_with.empty()) {  // refused before planning, with this message
+    if (s.ok()) return "expected the passes to refuse the program (" + p.rejected_with + "), but they passed";
+    if (s.message().find(p.rejected_with) == std::string::npos) return "refused with the wrong message: " + s.ToString();
+    return "";
+  }
   if (s.ok()) s = AnnotateFromRun(**g, inputs);
   if (!s.ok()) return s.ToString();
   // The memory-aware op order (plan/schedule.h) is checked here too: the

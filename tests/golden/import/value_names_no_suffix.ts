@@ -1,9 +1,8 @@
 # RUN: atenaot dump %i | FileCheck %s
-# DISABLED (bug): the importer names each result after its TorchScript value
-# (%2, %3, ...) but the graph has already given the new value a fresh numeric
-# name; when that fresh name equals the wanted one, UniqueName sees the value
-# itself as a clash and appends "_1" (%2_1, %3_1). Expected: %1, %2, %3.
-# Rename this file to value_names_no_suffix.ts once it passes.
+# Regression (fixed bug): the importer named each result after its TorchScript
+# value, but the graph had already given the new value a fresh numeric name;
+# when the two were equal, UniqueName saw the value itself as a clash and
+# appended "_1" (%2_1, %3_1). Checked: %1, %2, %3.
 graph(%x : Float(2, strides=[1], requires_grad=0, device=cpu)):
   %a : Tensor = aten::neg(%x)
   %b : Tensor = aten::relu(%a)
