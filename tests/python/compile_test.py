@@ -6,10 +6,7 @@ import sys
 import tempfile
 import unittest
 
-sys.dont_write_bytecode = True
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
+from pkg_env import ROOT  # noqa: E402,F401  (first: puts python/ on sys.path)
 import atenaot  # noqa: E402
 
 try:
