@@ -112,6 +112,16 @@ def _scalar_overload(target, vals):
            if str(a.type) == "Tensor" and isinstance(v, (int, float, bool))]
     if not bad:
         return target, vals
+    key = (target, tuple(bad))
+    if key not in _SCALAR_OVERLOADS:
+        _SCALAR_OVERLOADS[key] = _find_scalar_overload(target, bad, vals)
+    return _SCALAR_OVERLOADS[key], vals
+
+
+_SCALAR_OVERLOADS = {}  # (op, argument positions given numbers) -> overload
+
+
+def _find_scalar_overload(target, bad, vals):
     packet = getattr(getattr(torch.ops, target._schema.name.split("::")[0]), target._schema.name.split("::")[1])
     for name in packet.overloads():
         cand = getattr(packet, name)
@@ -125,7 +135,7 @@ def _scalar_overload(target, vals):
                 ok = False
                 break
         if ok:
-            return cand, vals
+            return cand
     raise IRError("%s takes a tensor as argument %d, given %r, and has no Scalar overload"
                   % (_op_name(target), bad[0], vals[bad[0]]))
 
