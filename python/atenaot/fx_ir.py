@@ -212,6 +212,11 @@ def to_ir(gm, sample_args):
             continue
         _op_name(n.target)  # an ATen op
         target, vals = _scalar_overload(n.target, _schema_args(n))
+        if target is torch.ops.aten._reshape_alias.default:
+            # make_fx's reshape-as-a-view: the strides it carries are what view computes
+            # from the sizes, but a *_copy of it (functionalize-noviews) would apply them to
+            # a base of another layout.
+            target, vals = torch.ops.aten.view.default, vals[:2]
         op = _op_name(target)
         v = values[n]
         sargs = ", ".join(_literal(a, names, "node " + n.name) for a in vals)
@@ -336,18 +341,25 @@ def _resolve_op(name):
         raise IRError("atenaot printed %s, which this torch does not have" % name)
 
 
-def _from_literal(v, ty):
-    """A literal for an argument of schema type `ty` (its str) as FX expects."""
-    if v is None or isinstance(v, torch.fx.Node):
+_ENUMS = {"ScalarType": _SCALAR_TYPES, "MemoryFormat": _MEMORY_FORMATS, "Layout": _LAYOUTS}
+_DECLARED = {}  # op -> declared argument types ("MemoryFormat?"): str(a.type) says Optional[int]
+
+
+def _declared_types(op):
+    if op not in _DECLARED:
+        text = str(op._schema)
+        inner = text[text.index("(") + 1:text.rindex(") ->")]
+        _DECLARED[op] = [p.split()[0] for p in _split_top(inner) if p != "*"]
+    return _DECLARED[op]
+
+
+def _from_literal(v, declared):
+    """A literal for an argument declared `declared` (ScalarType?, ...) as FX
+    expects it: ATen's enum codes back to torch.dtype and friends."""
+    if v is None or isinstance(v, torch.fx.Node) or not isinstance(v, int) or isinstance(v, bool):
         return v
-    base = ty.replace("Optional[", "").rstrip("]")
-    if base == "ScalarType" and isinstance(v, int):
-        return _SCALAR_TYPES[v]
-    if base == "MemoryFormat" and isinstance(v, int):
-        return _MEMORY_FORMATS[v]
-    if base == "Layout" and isinstance(v, int):
-        return _LAYOUTS[v]
-    return v
+    table = _ENUMS.get(declared.rstrip("?"))
+    return table[v] if table is not None else v
 
 
 def from_ir(text, gm, extra):
@@ -391,8 +403,8 @@ def from_ir(text, gm, extra):
         schema = op._schema
         vals = [sub(v) for v in _parse_args(m.group(3), line)]
         args, kwargs = [], {}
-        for a, v in zip(schema.arguments, vals):
-            v = _from_literal(v, str(a.type))
+        for a, v, declared in zip(schema.arguments, vals, _declared_types(op)):
+            v = _from_literal(v, declared)
             if a.kwarg_only:
                 if not (a.has_default_value() and v == a.default_value):
                     kwargs[a.name] = v

@@ -6,7 +6,7 @@ import sys
 import tempfile
 import unittest
 
-from pkg_env import ROOT  # noqa: E402,F401  (first: puts python/ on sys.path)
+from pkg_env import example_model  # noqa: E402  (first: puts python/ on sys.path)
 import atenaot  # noqa: E402
 
 try:
@@ -32,13 +32,8 @@ class ExampleModels(unittest.TestCase):
     and numpy inputs, equal to eager."""
 
     def _check(self, idx):
-        sys.path.insert(0, os.path.join(ROOT, "examples"))
-        import make_examples
-        name, cls, shape, _ = make_examples.EXAMPLES[idx]
-        torch.manual_seed(idx)
-        m = cls().eval()
-        make_examples.randomize_norms(m, torch.Generator().manual_seed(idx))
-        x = torch.randn(*shape)
+        name, m, x = example_model(idx)
+        shape = x.shape
         with tempfile.TemporaryDirectory() as d:
             cm = atenaot.compile(m, (x,), out_dir=d, name=name)
             with torch.no_grad():

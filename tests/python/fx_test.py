@@ -3,11 +3,10 @@ examples of the seed documents (shared/seeds) and the cases of PyTorch's
 test/test_fx_reinplace_pass.py, rewritten: each result is compared with
 eager (outputs and inputs after the call) and, for reinplace, with
 torch.fx.passes.reinplace: the same or fewer allocating ops."""
-import os
 import sys
 import unittest
 
-from pkg_env import ROOT  # noqa: E402,F401  (first: puts python/ on sys.path)
+from pkg_env import example_model  # noqa: E402  (first: puts python/ on sys.path)
 
 try:
     import torch
@@ -283,6 +282,69 @@ class Functionalize(Base):
         gm = make_fx(self.intermediate)(torch.randn(2))
         with self.assertRaises(ValueError):
             afx.functionalize(gm, torch.randn(2), remove="views")
+
+
+@needs_torch
+class Programs(Base):
+    """Whole make_fx graphs (example models with parameters read by get_attr,
+    multi-result and list-result ops, tensor constants, dtype/memory-format
+    arguments, input mutation) through all three entry points, against eager."""
+
+    def run_all(self, f, inputs, exact=True):
+        with torch.no_grad():
+            gm = make_fx(f)(*_clone(inputs))
+            for name, fn in [("reinplace", afx.reinplace), ("functionalize", afx.functionalize),
+                             ("functionalize(mutations_and_views)",
+                              lambda g, *a: afx.functionalize(g, *a, remove="mutations_and_views"))]:
+                out = fn(gm, *_clone(inputs))
+                if exact:
+                    self.assert_same_as_eager(out, f, inputs, name)
+                    continue
+                expected, actual = _flat(f(*_clone(inputs))), _flat(out(*_clone(inputs)))
+                for k, (x, y) in enumerate(zip(actual, expected)):
+                    scale = max(float(y.abs().max()), 1.0)
+                    err = float((x - y).abs().max())
+                    self.assertLessEqual(err, 1e-5 * scale, "%s: output %d off by %g (scale %g)" % (name, k, err, scale))
+
+    def example(self, idx):
+        _, m, x = example_model(idx)
+        self.run_all(m, [x], exact=False)
+
+    def test_mlp(self):
+        self.example(0)
+
+    def test_cnn(self):
+        self.example(1)
+
+    def test_transformer(self):  # make_fx's _reshape_alias views, clone(memory_format=...)
+        self.example(2)
+
+    def test_index_put_masked_fill(self):
+        def f(x, i):
+            y = x.clone()
+            y[i] = 0
+            y.masked_fill_(y > 0.5, 1.0)
+            return y
+        self.run_all(f, [torch.randn(5, 3), torch.tensor([0, 2])])
+
+    def test_split_unbind(self):
+        def f(x):
+            a, b = x.split(2)
+            a.mul_(2)
+            return torch.cat([a, b]), x.unbind(0)[1]
+        self.run_all(f, [torch.randn(4, 3)])
+
+    def test_tensor_constant_and_dtypes(self):
+        def f(x):
+            y = x + torch.tensor([1., 2., 3.])
+            return y.to(torch.float64).sum(dtype=torch.float64), torch.zeros(2, dtype=torch.int64), y.argmax(-1)
+        self.run_all(f, [torch.randn(2, 3)])
+
+    def test_input_mutation(self):
+        def f(x, y):
+            x.add_(y)
+            return x * 2
+        self.run_all(f, [torch.randn(3, 3), torch.randn(3, 3)])
 
 
 @needs_torch
