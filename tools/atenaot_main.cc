@@ -46,6 +46,7 @@
 #include "passes/pipeline.h"
 #include "plan/memory_plan.h"
 #include "schema/dispatcher_schemas.h"
+#include "tools/progress.h"
 
 namespace atenaot {
 namespace {
@@ -104,7 +105,7 @@ DIR/input_K.npy for each input after the run, so input mutations are visible.
 )";
 
 constexpr char kPlanHelp[] = R"(usage: atenaot plan MODEL --inputs F.npy... [--algo NAME|best] [--align BYTES]
-                    [--schedule memory|none] [--json FILE] [--svg FILE] [--time-passes]
+                    [--schedule memory|none] [--json FILE] [--svg FILE] [--time-passes] [--quiet]
 
 Reinplaces MODEL, runs it once on the inputs to learn exact layouts and which
 results share memory, and places every intermediate buffer in one arena, as
@@ -134,11 +135,13 @@ Every plan is checked for overlaps before it is reported.
                   annotate (the sample run), fusion, schedule (the op order)
                   and plan (the placement alone: buffers, LOAD, placement,
                   overlap check)
+  --quiet         no stage display (shown on stderr only when it is a
+                  terminal: stage and elapsed time, one line, cleared)
 )";
 
 constexpr char kCompileHelp[] = R"(usage: atenaot compile MODEL --inputs F.npy... -o DIR [--name NAME] [--weights embed|file|c]
                        [--algo NAME] [--schedule memory|none] [--march-native] [--embedded]
-                       [--target cpu|cuda] [--cuda-arch sm_XX] [--emit-only]
+                       [--target cpu|cuda] [--cuda-arch sm_XX] [--emit-only] [--quiet]
 
 Compiles MODEL for the shapes and dtypes of the sample inputs into DIR:
   NAME.c, NAME.h        readable C99: one function per fused kernel
@@ -179,6 +182,8 @@ intermediates live in one arena of the planned size.
                    systems such as Bazel's atenaot_library; --target cuda:
                    without nvcc the sources are written and compile says
                    that it did not build)
+  --quiet          no stage display (shown on stderr only when it is a
+                   terminal: import, passes, emit, C build, elapsed time)
 )";
 
 constexpr char kExecHelp[] = R"(usage: atenaot exec DIR --inputs F.npy... --out-dir OUT [--name NAME]
@@ -210,6 +215,7 @@ struct Options {
   std::string out_dir;
   std::string output_file;
   bool time_passes = false;
+  bool quiet = false;                   // compile/plan: no stage display on a terminal
   bool print = false;
   bool help = false;
   std::vector<std::string> positional;  // show / compare operands
@@ -244,6 +250,7 @@ Status ParseArgs(int argc, char** argv, Options* o) {
     else if (a == "--out-dir") { AOT_ASSIGN_OR_RETURN(o->out_dir, need_value("--out-dir")); }
     else if (a == "-o") { AOT_ASSIGN_OR_RETURN(o->output_file, need_value("-o")); }
     else if (a == "--time-passes") o->time_passes = true;
+    else if (a == "--quiet") o->quiet = true;
     else if (a == "--algo" || a == "--plan") { AOT_ASSIGN_OR_RETURN(o->algo, need_value(a.c_str())); }
     else if (a == "--json") { AOT_ASSIGN_OR_RETURN(o->json_file, need_value("--json")); }
     else if (a == "--name") { AOT_ASSIGN_OR_RETURN(o->name, need_value("--name")); }
@@ -312,9 +319,10 @@ StatusOr<std::vector<NpyArray>> ReadInputs(const std::vector<std::string>& paths
 
 // Loads MODEL and runs the pipeline up to `stage_name`.
 StatusOr<std::unique_ptr<Graph>> Compile(const Options& o, const std::vector<NpyArray>& inputs,
-                                         const std::string& stage_name) {
+                                         const std::string& stage_name, Progress* progress = nullptr) {
   if (o.model.empty()) return InvalidArgument("no MODEL given (see 'atenaot " + o.command + " --help')");
   AOT_ASSIGN_OR_RETURN(Stage stage, ParseStage(stage_name));
+  if (progress) progress->Stage("import " + o.model);
   const OpTable& ops = LiveOpTable();
   auto t0 = std::chrono::steady_clock::now();
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, LoadModel(o.model, inputs, ops));
@@ -414,15 +422,17 @@ Status Plan(const Options& o) {
   if (o.inputs.empty()) return InvalidArgument("plan needs --inputs (sizes and layouts come from a sample run)");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
   const std::string algo = o.algo.empty() ? "best" : o.algo;
+  Progress progress(!o.quiet && !o.time_passes);
   // The program as captured (eager's view of it), then the two later stages.
-  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported, Compile(o, inputs, "import"));
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported, Compile(o, inputs, "import", &progress));
+  progress.Stage("passes");
   const OpTable& ops = LiveOpTable();
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> functional, CloneGraph(*imported, ops));
   AOT_RETURN_IF_ERROR(RunPipeline(*functional, Stage::kFunctional, ops, {}));
   AOT_RETURN_IF_ERROR(AnnotateFromArrays(*functional, inputs));
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, CloneGraph(*imported, ops));
   PipelineOptions popts;
-  if (o.time_passes) popts.timing = &std::cerr;
+  popts.timing = o.time_passes ? &std::cerr : progress.timing();
   // The plan the compiled library uses (fusion and kernel reuse included).
   // With --time-passes it prints a line per pass, then "time: decompose",
   // "time: annotate" (the sample run), "time: fusion" and "time: plan" (the
@@ -431,7 +441,9 @@ Status Plan(const Options& o) {
                        PlanForCodegen(*g, ops, [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, algo, popts,
                                       o.align, o.schedule));
   PlanTotals totals;
+  progress.Stage("eager peak (LibTorch reference run)");
   AOT_ASSIGN_OR_RETURN(totals.eager_peak_bytes, MeasureEagerPeak(*imported, inputs));
+  progress.Clear();
   totals.lower_bound_before_reinplace_bytes =
       LiveBytesLowerBound(ArenaRequests(AnalyzeBuffers(*functional, o.align)));
   std::cout << PlanTable(plan, totals);
@@ -483,7 +495,8 @@ Status Compile(const Options& o) {
   if (o.embedded && o.march_native)
     return InvalidArgument("--march-native builds for this machine; it cannot be combined with --embedded");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
-  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, "import"));
+  Progress progress(!o.quiet && !o.time_passes && o.target != "cuda");
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, "import", &progress));
   if (o.target == "cuda") return CompileCuda(o, inputs, *g);
   CodegenOptions copts;
   copts.name = o.name;
@@ -492,7 +505,8 @@ Status Compile(const Options& o) {
   copts.float_accumulation = o.embedded;  // single-precision FPUs: no soft-double routines
   copts.source_note = o.model;
   PipelineOptions popts;
-  if (o.time_passes) popts.timing = &std::cerr;
+  popts.timing = o.time_passes ? &std::cerr : progress.timing();
+  progress.Stage("passes");
   AOT_ASSIGN_OR_RETURN(CompiledGraph compiled,
                        CompileGraph(*g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, copts,
                                     o.algo.empty() ? "best" : o.algo, popts, o.schedule));
@@ -500,7 +514,9 @@ Status Compile(const Options& o) {
   const MemoryPlan& plan = compiled.plan;
   if (o.embedded || o.emit_only) {  // sources only: the firmware's toolchain (or Bazel) builds them
     const std::string base = o.output_file + "/" + o.name;
+    progress.Stage("emit " + o.name + ".c");
     AOT_RETURN_IF_ERROR(WriteSources(gen, o.output_file, o.name));
+    progress.Clear();
     std::cout << "compiled " << o.model << " -> " << base << ".c (" << (o.embedded ? "embedded" : "emit-only")
               << ": sources only; " << gen.kernels
               << " kernels, arena " << gen.arena_bytes << " bytes, LOAD " << plan.lower_bound_bytes << " bytes)\n";
@@ -508,7 +524,9 @@ Status Compile(const Options& o) {
   }
   BuildOptions bopts;
   bopts.march_native = o.march_native;
+  progress.Stage("emit " + o.name + ".c, build lib" + o.name + ".so/.a and the runtime with cc");
   AOT_ASSIGN_OR_RETURN(std::string lib, WriteAndBuild(gen, o.output_file, o.name, bopts));
+  progress.Clear();
   std::cout << "compiled " << o.model << " -> " << lib << " (" << gen.kernels << " kernels, arena " << gen.arena_bytes
             << " bytes, LOAD " << plan.lower_bound_bytes << " bytes)\n";
   return Status::Ok();

@@ -1,0 +1,1 @@
+../../examples/python/atenaot_model.py

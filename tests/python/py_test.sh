@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs one Python test file of the `atenaot` package (tests/python/*_test.py)
+# with Debian's python3 and the CLI under test:  py_test.sh ATENAOT FILE.py
+# Cases that need torch skip visibly (SKIPPED: ... and skipped in test.xml)
+# when the interpreter lacks it.
+set -euo pipefail
+export ATENAOT="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+py=/usr/bin/python3; [ -x "$py" ] || py=python3
+exec "$py" "$2"
