@@ -181,8 +181,34 @@ static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
     _mm256_storeu_ps(th + 48, c6); _mm256_storeu_ps(th + 56, c7);
   }
 }
+#elif defined(__GNUC__)
+/* Portable (GCC/clang vector extensions, 4 floats: SSE2, NEON, ...): the
+ * 8 x 16 tile in four 4 x 8 quarters, 8 vector accumulators each, so they
+ * stay in the 16 registers of the baseline ISAs. */
+typedef float aot__v4 __attribute__((vector_size(16)));
+static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
+  for (int q = 0; q < 4; ++q) {
+    const int r0 = (q >> 1) * 4, c0 = (q & 1) * 8;
+    aot__v4 x0 = {0, 0, 0, 0}, x1 = x0, x2 = x0, x3 = x0, y0 = x0, y1 = x0, y2 = x0, y3 = x0;
+    for (int64_t k = 0; k < kc; ++k) {
+      aot__v4 b0, b1;
+      memcpy(&b0, b + k * AOT_GEMM_NR + c0, 16);
+      memcpy(&b1, b + k * AOT_GEMM_NR + c0 + 4, 16);
+      const float* ak = a + k * AOT_GEMM_MR + r0;
+      x0 += ak[0] * b0; y0 += ak[0] * b1;
+      x1 += ak[1] * b0; y1 += ak[1] * b1;
+      x2 += ak[2] * b0; y2 += ak[2] * b1;
+      x3 += ak[3] * b0; y3 += ak[3] * b1;
+    }
+    float* tq = t + r0 * AOT_GEMM_NR + c0;
+    memcpy(tq, &x0, 16); memcpy(tq + 4, &y0, 16);
+    memcpy(tq + AOT_GEMM_NR, &x1, 16); memcpy(tq + AOT_GEMM_NR + 4, &y1, 16);
+    memcpy(tq + 2 * AOT_GEMM_NR, &x2, 16); memcpy(tq + 2 * AOT_GEMM_NR + 4, &y2, 16);
+    memcpy(tq + 3 * AOT_GEMM_NR, &x3, 16); memcpy(tq + 3 * AOT_GEMM_NR + 4, &y3, 16);
+  }
+}
 #else
-/* Portable: constant trip counts, so compilers unroll and vectorise. */
+/* Plain C for other compilers. */
 static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
   float acc[AOT_GEMM_MR * AOT_GEMM_NR];
   for (int i = 0; i < AOT_GEMM_MR * AOT_GEMM_NR; ++i) acc[i] = 0.f;
