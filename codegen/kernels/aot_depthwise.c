@@ -6,6 +6,19 @@
 AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, const float* w, float* y,
                                     const aot__epilogue* ep) {
   const int64_t OW = g->OW;
+  /* Per kernel column kw, the output columns whose input column lies inside
+   * the image: [lo, hi). Computed once (divisions are slow). */
+  enum { MAXKW = 16 };
+  int64_t los[MAXKW], his[MAXKW];
+  const int64_t nkw = g->KW < MAXKW ? g->KW : MAXKW;
+  for (int64_t kw = 0; kw < g->KW; ++kw) {
+    const int64_t off = kw * g->DW - g->PW; /* iw = ow*SW + off */
+    int64_t lo = off >= 0 ? 0 : (-off + g->SW - 1) / g->SW;
+    int64_t hi = g->W - off <= 0 ? 0 : (g->W - off + g->SW - 1) / g->SW;
+    if (hi > OW) hi = OW;
+    if (lo > hi) lo = hi;
+    if (kw < nkw) { los[kw] = lo; his[kw] = hi; }
+  }
   for (int64_t c = 0; c < g->C; ++c) {
     const float* plane = x + c * g->H * g->W;
     const float* wc = w + c * g->KH * g->KW;
@@ -18,11 +31,14 @@ AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, con
         const float* xr = plane + ih * g->W;
         for (int64_t kw = 0; kw < g->KW; ++kw) {
           const float wv = wc[kh * g->KW + kw];
-          const int64_t off = kw * g->DW - g->PW; /* iw = ow*SW + off */
-          /* ow range with 0 <= iw < W */
-          int64_t lo = off >= 0 ? 0 : (-off + g->SW - 1) / g->SW;
-          int64_t hi = g->W - off <= 0 ? 0 : (g->W - off + g->SW - 1) / g->SW;
-          if (hi > OW) hi = OW;
+          const int64_t off = kw * g->DW - g->PW;
+          int64_t lo, hi;
+          if (kw < nkw) { lo = los[kw]; hi = his[kw]; }
+          else {
+            lo = off >= 0 ? 0 : (-off + g->SW - 1) / g->SW;
+            hi = g->W - off <= 0 ? 0 : (g->W - off + g->SW - 1) / g->SW;
+            if (hi > OW) hi = OW;
+          }
           if (g->SW == 1) {
             const float* xs = xr + off;
             for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * xs[ow];
