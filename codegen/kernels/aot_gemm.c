@@ -135,7 +135,18 @@ static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
 }
 /* Two adjacent B panels (8 x 32): 16 independent FMA chains hide latency. */
 #define AOT__HAVE_MICRO2 1
-static void aot__micro2(int64_t kc, const float* a, const float* b0, const float* b1, float* t0, float* t1) {
+/* With `direct` set (a full tile, unit column stride, an epilogue of at most
+ * a per-row bias and relu/clamp) the tile goes straight from registers to C. */
+typedef struct aot__direct {
+  int on, first, epi;
+  float* c;
+  int64_t c_m;
+  const float* bias; /* per row, already at the tile's first row */
+  int64_t bias_m;
+  float lo, hi;
+} aot__direct;
+static void aot__micro2(int64_t kc, const float* a, const float* b0, const float* b1, float* t0, float* t1,
+                        const aot__direct* dr) {
   __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
   __m512 d0 = c0, d1 = c0, d2 = c0, d3 = c0, d4 = c0, d5 = c0, d6 = c0, d7 = c0;
   for (int64_t k = 0; k < kc; ++k) {
@@ -149,6 +160,28 @@ static void aot__micro2(int64_t kc, const float* a, const float* b0, const float
     av = _mm512_set1_ps(ak[5]); c5 = _mm512_fmadd_ps(av, bv, c5); d5 = _mm512_fmadd_ps(av, bw, d5);
     av = _mm512_set1_ps(ak[6]); c6 = _mm512_fmadd_ps(av, bv, c6); d6 = _mm512_fmadd_ps(av, bw, d6);
     av = _mm512_set1_ps(ak[7]); c7 = _mm512_fmadd_ps(av, bv, c7); d7 = _mm512_fmadd_ps(av, bw, d7);
+  }
+  if (dr->on) {
+    const __m512 lo = _mm512_set1_ps(dr->lo), hi = _mm512_set1_ps(dr->hi);
+#define AOT__ROW(i, cv, dv)                                                                    \
+  {                                                                                            \
+    float* cr = dr->c + (i) * dr->c_m;                                                         \
+    if (!dr->first) {                                                                          \
+      cv = _mm512_add_ps(cv, _mm512_loadu_ps(cr));                                             \
+      dv = _mm512_add_ps(dv, _mm512_loadu_ps(cr + 16));                                        \
+    }                                                                                          \
+    if (dr->epi) {                                                                             \
+      const __m512 bb = _mm512_set1_ps(dr->bias ? dr->bias[(i) * dr->bias_m] : 0.f);           \
+      cv = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(cv, bb))); /* NaN stays NaN */   \
+      dv = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(dv, bb)));                        \
+    }                                                                                          \
+    _mm512_storeu_ps(cr, cv);                                                                  \
+    _mm512_storeu_ps(cr + 16, dv);                                                             \
+  }
+    AOT__ROW(0, c0, d0) AOT__ROW(1, c1, d1) AOT__ROW(2, c2, d2) AOT__ROW(3, c3, d3)
+    AOT__ROW(4, c4, d4) AOT__ROW(5, c5, d5) AOT__ROW(6, c6, d6) AOT__ROW(7, c7, d7)
+#undef AOT__ROW
+    return;
   }
   _mm512_storeu_ps(t0 + 0 * 16, c0); _mm512_storeu_ps(t0 + 1 * 16, c1);
   _mm512_storeu_ps(t0 + 2 * 16, c2); _mm512_storeu_ps(t0 + 3 * 16, c3);
@@ -271,6 +304,12 @@ AOT_KAPI void aot__sgemm(int64_t M, int64_t N, int64_t K, const aot__operand* A,
   float* sb = scratch + (A->packed ? 0 : aot__round_up(AOT__MIN(AOT_GEMM_MC, M), AOT_GEMM_MR) * kc_max);
   float t0[AOT_GEMM_MR * AOT_GEMM_NR], t1[AOT_GEMM_MR * AOT_GEMM_NR];
   (void)t1;
+#ifdef AOT__HAVE_MICRO2
+  /* Tiles may skip the temporary when the epilogue is a per-row bias and relu/clamp at most. */
+  const int direct_ok = c_n == 1 && (!ep || (!ep->res && (!ep->bias || ep->bias_n == 0) &&
+                                             (ep->act == AOT_ACT_NONE || ep->act == AOT_ACT_RELU ||
+                                              ep->act == AOT_ACT_CLAMP)));
+#endif
   for (int64_t jc = 0; jc < N; jc += AOT_GEMM_NC) {
     const int64_t nc = AOT__MIN(AOT_GEMM_NC, N - jc);
     for (int64_t pc = 0; pc < K; pc += AOT_GEMM_KC) {
@@ -292,8 +331,17 @@ AOT_KAPI void aot__sgemm(int64_t M, int64_t N, int64_t K, const aot__operand* A,
             const int64_t nr2 = AOT__MIN(AOT_GEMM_NR, nc - jr - AOT_GEMM_NR);
             for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
               const int64_t mr = AOT__MIN(AOT_GEMM_MR, mc - ir);
-              aot__micro2(kc, ap + ir * kc, bp + jr * kc, bp + (jr + AOT_GEMM_NR) * kc, t0, t1);
               float* c = C + (ic + ir) * c_m + (jc + jr) * c_n;
+              aot__direct dr = {0, first, 0, c, c_m, 0, 0, -INFINITY, INFINITY};
+              dr.on = direct_ok && mr == AOT_GEMM_MR && nr2 == AOT_GEMM_NR;
+              if (dr.on && last && ep) {
+                dr.epi = 1;
+                if (ep->bias) { dr.bias = ep->bias + (ic + ir) * ep->bias_m; dr.bias_m = ep->bias_m; }
+                if (ep->act == AOT_ACT_RELU) dr.lo = 0.f;
+                if (ep->act == AOT_ACT_CLAMP) { dr.lo = ep->lo; dr.hi = ep->hi; }
+              }
+              aot__micro2(kc, ap + ir * kc, bp + jr * kc, bp + (jr + AOT_GEMM_NR) * kc, t0, t1, &dr);
+              if (dr.on) continue;
               aot__store_tile(t0, mr, nr, c, c_m, c_n, first, last, ep, ic + ir, jc + jr);
               aot__store_tile(t1, mr, nr2, c + AOT_GEMM_NR * c_n, c_m, c_n, first, last, ep, ic + ir,
                               jc + jr + AOT_GEMM_NR);
