@@ -52,42 +52,54 @@ static void aot__pack_b_block(const float* B, int64_t b_k, int64_t b_n, int64_t 
   }
 }
 
-/* The same panels read from an image as its im2col matrix (no im2col buffer). */
+/* The same panels read from an image as its im2col matrix (no im2col buffer).
+ * A panel's columns split into runs within one output row; for each k a run
+ * reads one input row: with stride 1 a memcpy of its in-image part. */
 static void aot__pack_b_conv(const aot__conv_geom* g, const float* x, int64_t N, int64_t n0, int64_t nc, int64_t k0,
                              int64_t kc, float* dst) {
   const int64_t khw = g->KH * g->KW;
   for (int64_t j = 0; j < nc; j += AOT_GEMM_NR) {
     float* d = dst + j * kc;
     const int64_t cols = AOT__MIN(AOT_GEMM_NR, N - n0 - j);
-    int64_t ohs[AOT_GEMM_NR], ows[AOT_GEMM_NR];
-    for (int64_t c = 0; c < cols; ++c) {
-      ohs[c] = (n0 + j + c) / g->OW;
-      ows[c] = (n0 + j + c) % g->OW;
+    int64_t run_c[AOT_GEMM_NR + 1], run_oh[AOT_GEMM_NR], run_ow[AOT_GEMM_NR];
+    int nruns = 0;
+    for (int64_t c = 0; c < cols;) {
+      const int64_t n = n0 + j + c, oh = n / g->OW, ow = n % g->OW;
+      run_c[nruns] = c;
+      run_oh[nruns] = oh;
+      run_ow[nruns] = ow;
+      ++nruns;
+      c += AOT__MIN(cols - c, g->OW - ow);
     }
-    /* One output row: the stride-1 columns read one input row segment. */
-    const int one_row = cols == AOT_GEMM_NR && ohs[0] == ohs[cols - 1] && g->SW == 1;
+    run_c[nruns] = cols;
     for (int64_t k = 0; k < kc; ++k) {
       const int64_t kk = k0 + k, ch = kk / khw, kh = (kk % khw) / g->KW, kw = kk % g->KW;
       const float* plane = x + ch * g->H * g->W;
       float* o = d + k * AOT_GEMM_NR;
       const int64_t dh = kh * g->DH - g->PH, dw = kw * g->DW - g->PW;
-      if (one_row) {
-        const int64_t ih = ohs[0] * g->SH + dh, iw0 = ows[0] + dw;
+      for (int r = 0; r < nruns; ++r) {
+        const int64_t c0 = run_c[r], len = run_c[r + 1] - c0, ih = run_oh[r] * g->SH + dh;
+        float* out = o + c0;
         if (ih < 0 || ih >= g->H) {
-          memset(o, 0, sizeof(float) * AOT_GEMM_NR);
+          for (int64_t i = 0; i < len; ++i) out[i] = 0.f;
           continue;
         }
-        if (iw0 >= 0 && iw0 + AOT_GEMM_NR <= g->W) {
-          memcpy(o, plane + ih * g->W + iw0, sizeof(float) * AOT_GEMM_NR);
-          continue;
+        const float* row = plane + ih * g->W;
+        if (g->SW == 1) {
+          const int64_t iw0 = run_ow[r] + dw;
+          const int64_t lo = iw0 < 0 ? AOT__MIN(-iw0, len) : 0;
+          const int64_t hi = iw0 + len > g->W ? AOT__MIN(len, g->W - iw0 < lo ? lo : g->W - iw0) : len;
+          for (int64_t i = 0; i < lo; ++i) out[i] = 0.f;
+          if (hi > lo) memcpy(out + lo, row + iw0 + lo, sizeof(float) * (size_t)(hi - lo));
+          for (int64_t i = hi; i < len; ++i) out[i] = 0.f;
+        } else {
+          for (int64_t i = 0; i < len; ++i) {
+            const int64_t iw = (run_ow[r] + i) * g->SW + dw;
+            out[i] = iw >= 0 && iw < g->W ? row[iw] : 0.f;
+          }
         }
       }
-      int64_t c = 0;
-      for (; c < cols; ++c) {
-        const int64_t ih = ohs[c] * g->SH + dh, iw = ows[c] * g->SW + dw;
-        o[c] = (ih >= 0 && ih < g->H && iw >= 0 && iw < g->W) ? plane[ih * g->W + iw] : 0.f;
-      }
-      for (; c < AOT_GEMM_NR; ++c) o[c] = 0.f;
+      for (int64_t c = cols; c < AOT_GEMM_NR; ++c) o[c] = 0.f;
     }
   }
 }
