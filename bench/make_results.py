@@ -127,7 +127,7 @@ def esc(s):
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def section_from_report(title, s, machine, intro, keep_after_tables=False):
+def section_from_report(title, s, machine, intro, keep_after_tables=False, untagged=False):
     L = ["## " + title, ""] + intro + [""]
     L.append("Command: `%s` (exit %s, %s s)  " % (s["cmd"], s["rc"], s["secs"]))
     L.append("Machine: %s" % machine)
@@ -136,7 +136,7 @@ def section_from_report(title, s, machine, intro, keep_after_tables=False):
         L += failure_note(s)
     for t in tables(s["md"]):
         if len(t) >= 2:
-            L += tag_rows(t, s["cmd"], machine) + [""]
+            L += (t if untagged else tag_rows(t, s["cmd"], machine)) + [""]
     if not tables(s["md"]) and s["rc"] == "0":
         L += ["(no table in the report)", ""]
     return L
@@ -154,7 +154,8 @@ def main():
     # Every row's machine names the load too: timings on a shared machine are noisy.
     machine = "%s; shared, 1-min load average %s at the start, %s at the end" % (
         host_machine(), load[0] if load else "?", load_end[0] if load_end else "?")
-    pq, cve, rt, cm = (step(w, n) for n in ("plan_quality", "compiled_vs_eager", "reinplace_timing", "cortex_m"))
+    pq, cve, rt, cm, kl = (step(w, n) for n in ("plan_quality", "compiled_vs_eager", "reinplace_timing", "cortex_m",
+                                                "kernels"))
     tc = dict(l.split("=", 1) for l in read(os.path.join(w, "cortex_m.toolchain")).splitlines() if "=" in l)
     cm_machine = "Cortex-M4F target, arm-none-eabi-gcc %s -Os; %s; host %s" % (
         tc.get("gcc", "?"), "run on QEMU %s mps2-an386" % tc["qemu"] if tc.get("qemu") else "not run (no QEMU)",
@@ -200,7 +201,15 @@ def main():
          " ResNet-18 (random weights, 1x3x224x224, traced by `bench/torchvision_models.py` into a scratch directory,"
          " TV). Single-threaded compiled code; medians of `runs` alternating rounds; *max abs diff* compares the"
          " compiled outputs with eager's in the same run. *build s* is writing and building the library (weights"
-         " as a binary object). *compiled B* is arena + outputs."])
+         " as a binary object). *compiled B* is arena + outputs. *native us*: built with `--march-native`;"
+         " convolutions and GEMMs go through `codegen/kernels`."], untagged=True)
+
+    L += section_from_report(
+        "Kernel library vs OpenBLAS (GFLOP/s)", kl, machine,
+        ["`codegen/kernels` (built with `-march=native`, as `atenaot compile --march-native` builds models) on the"
+         " GEMM shapes of ResNet-50's convolutions (as im2col GEMMs) and a transformer block (128 tokens, d 768,"
+         " FFN 3072), next to OpenBLAS `cblas_sgemm` on one thread; then whole convolutions of ResNet-50 and"
+         " MobileNetV2. Design notes: `bench/README.md`."], untagged=True)
 
     L += section_from_report(
         "Reinplace pass time vs PyTorch's `reinplace`", rt, machine,

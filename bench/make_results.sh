@@ -42,7 +42,8 @@ run() {
 # atenaot binary is copied: `-c opt` repoints bazel-bin, and others may
 # rebuild //:atenaot while this runs.
 if ! { bazel build //:atenaot && cp "$(bazel info bazel-bin 2>/dev/null)/atenaot" "$work/atenaot" &&
-       bazel build -c opt //bench:compiled_vs_eager; } > "$work/build.log" 2>&1; then
+       bazel build -c opt //bench:compiled_vs_eager //bench/kernels:gemm_bench &&
+       cp "$(bazel info -c opt bazel-bin 2>/dev/null)/bench/kernels/gemm_bench" "$work/gemm_bench"; } > "$work/build.log" 2>&1; then
   tail -20 "$work/build.log" >&2; echo "make_results: the build failed" >&2; exit 1
 fi
 atenaot="$work/atenaot"
@@ -53,13 +54,15 @@ run plan_quality "/usr/bin/python3 bench/plan_quality.py --atenaot bazel-bin/ate
 # The torchvision models for the latency rows (the examples are committed).
 tv="$work/torchvision"; tv_args=(); tv_shown=""
 if "$py" bench/torchvision_models.py "$tv" > "$work/torchvision.log" 2>&1; then
-  for m in mobilenet_v2 resnet18; do tv_args+=(--model "$m=$tv/$m"); tv_shown+=" --model $m=TV/$m"; done
+  for m in mobilenet_v2 resnet18 resnet50; do tv_args+=(--model "$m=$tv/$m"); tv_shown+=" --model $m=TV/$m"; done
 else
   echo "   torchvision models not traced (see $work/torchvision.log); compiled_vs_eager runs without them" >&2
   tail -3 "$work/torchvision.log" >&2; failed=1
 fi
 run compiled_vs_eager "/usr/bin/python3 bench/torchvision_models.py TV && bazel run -c opt //bench:compiled_vs_eager --$tv_shown" -- \
   bazel run -c opt //bench:compiled_vs_eager -- --out "$work/compiled_vs_eager.md" "${tv_args[@]}"
+run kernels "bazel run -c opt //bench/kernels:gemm_bench (via bench/kernels/gemm_table.py)" -- \
+  "$py" bench/kernels/gemm_table.py --bench "$work/gemm_bench" --out "$work/kernels.md"
 run reinplace_timing "/usr/bin/python3 bench/reinplace_timing.py --atenaot bazel-bin/atenaot --sizes $sizes" -- \
   "$py" bench/reinplace_timing.py --atenaot "$atenaot" --sizes "$sizes" --out "$work/reinplace_timing.md"
 run cortex_m "bash tests/embedded/cortex_m_test.sh bazel-bin/atenaot" -- \

@@ -13,7 +13,10 @@
 #include "codegen/c_text.h"
 #include "codegen/c_types.h"
 #include "codegen/elementwise.h"
+#include "codegen/epilogue.h"
 #include "codegen/kernel_util.h"
+#include "codegen/kernels/aot_kernels.h"
+#include "codegen/kernels/kernels_source.h"
 #include "ir/view_meta.h"
 #include "passes/type_promotion.h"
 
@@ -81,9 +84,33 @@ class CEmitter final : public KernelLowering {
     AOT_RETURN_IF_ERROR(CheckModelName(opts_.name));
     fusion_ = ComputeFusion(g_);
     AOT_RETURN_IF_ERROR(Locate());
-    for (const KernelStep& k : KernelSchedule(g_, fusion_.fused)) {
+    use_kl_ = opts_.kernel_library && !opts_.float_accumulation;
+    scratch_base_ = (plan_.arena_bytes() + 63) / 64 * 64;
+    const std::vector<KernelStep> steps = KernelSchedule(g_, fusion_.fused);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const KernelStep& k = steps[i];
+      // In-place updates of a GEMM/conv result right after it may run in its store.
+      epilogue_ = EpilogueMatch();
+      std::vector<const Node*> rest;
+      if (use_kl_ && !k.target && i + 1 < steps.size() && steps[i + 1].target && k.nodes[0]->outputs().size() == 1 &&
+          steps[i + 1].target == k.nodes[0]->output()) {
+        const KernelKind kind = ClassifyKernel(k.nodes[0]);
+        if (kind == KernelKind::kConv2d || kind == KernelKind::kMatmul) {
+          epilogue_ = MatchEpilogue(k.nodes[0]->output(), steps[i + 1].nodes, fusion_.fused);
+          epilogue_group_ = steps[i + 1].nodes;
+        }
+      }
       Status s = k.target ? EmitElementwise(k.nodes, k.target) : EmitKernel(k.nodes[0]);
       if (!s.ok()) unsupported_.push_back(NodeText(k.nodes[0]) + ": " + s.message());
+      if (epilogue_consumed_ && epilogue_.nodes > 0) {  // the next step's leading nodes ran in this store
+        const KernelStep& e = steps[++i];
+        std::vector<const Node*> left(e.nodes.begin() + static_cast<std::ptrdiff_t>(epilogue_.nodes), e.nodes.end());
+        if (!left.empty()) {
+          Status t = EmitElementwise(left, e.target);
+          if (!t.ok()) unsupported_.push_back(NodeText(left[0]) + ": " + t.message());
+        }
+      }
+      epilogue_consumed_ = false;
     }
     AOT_RETURN_IF_ERROR(EmitOutputCopies());
     if (!unsupported_.empty()) {
@@ -597,6 +624,10 @@ class CEmitter final : public KernelLowering {
   Status Matmul(const Node* n) {
     const Value* y = n->output();
     AOT_ASSIGN_OR_RETURN(const MatmulShape ms, AnalyzeMatmul(n));
+    if (use_kl_) {
+      AOT_ASSIGN_OR_RETURN(bool done, MatmulLibrary(n, ms));
+      if (done) return Status::Ok();
+    }
     const Value *a = ms.a, *b = ms.b, *bias = ms.bias;
     const bool b_transposed = ms.b_transposed, a_vec = ms.a_vec, b_vec = ms.b_vec;
     const double alpha = ms.alpha, beta = ms.beta;
@@ -639,9 +670,187 @@ class CEmitter final : public KernelLowering {
     return Status::Ok();
   }
 
+  // ---- calls into the kernel library (codegen/kernels) ----
+
+  // A pointer to a region of `floats` floats at the arena's tail, shared by
+  // every kernel (they run one at a time); the arena grows to hold the largest.
+  std::string Scratch(int64_t floats) {
+    scratch_bytes_ = std::max(scratch_bytes_, floats * 4);
+    return "(float*)(arena + " + std::to_string(scratch_base_) + ")";
+  }
+
+  // "aot__epilogue ep = {...};" for `bias` (strides bm, bn over the output's
+  // m, n; empty for none) and the matched in-place epilogue, whose residual
+  // sits at offset `res_off` (an expression) with strides res_m, res_n.
+  StatusOr<std::string> EpilogueDecl(const std::string& bias, int64_t bm, int64_t bn, const std::string& res_off,
+                                     int64_t res_m, int64_t res_n) {
+    std::string r = "0";
+    if (epilogue_.residual) {
+      AOT_ASSIGN_OR_RETURN(std::string pr, Ptr(epilogue_.residual));
+      r = pr + " + " + res_off;
+    }
+    std::ostringstream e;
+    e << "aot__epilogue ep = {" << (bias.empty() ? "0" : bias) << ", " << bm << ", " << bn << ", " << r << ", " << res_m
+      << ", " << res_n << ", " << epilogue_.act << ", " << FormatDouble(epilogue_.lo) << "f, " << FormatDouble(epilogue_.hi)
+      << "f};";
+    return e.str();
+  }
+
+  // A library call was emitted and ran the matched epilogue in its store.
+  void ConsumeEpilogue() {
+    epilogue_consumed_ = kl_used_ = true;
+    for (size_t j = 0; j < epilogue_.nodes; ++j) kernel_comment_ += "; in its store: " + NodeText(epilogue_group_[j]);
+  }
+
+  // A weight's float32 data when it is a contiguous constant, else nullptr.
+  const WeightData* ConstF32(const Value* v) const {
+    if (!v || v->kind() != ValueKind::kWeight || v->meta().dtype != DType::kFloat32 || v->meta().offset != 0 ||
+        !v->meta().IsContiguous())
+      return nullptr;
+    auto it = g_.weights().find(v->weight_key());
+    return it == g_.weights().end() || it->second.bytes.size() != static_cast<size_t>(v->meta().numel()) * 4 ? nullptr
+                                                                                                             : &it->second;
+  }
+
+  static std::vector<uint8_t> Bytes(const std::vector<float>& f) {
+    std::vector<uint8_t> b(f.size() * 4);
+    if (!f.empty()) std::memcpy(b.data(), f.data(), b.size());
+    return b;
+  }
+
+  // matmul family through aot__sgemm: linear's constant weight prepacked as
+  // B at compile time, other operands packed at run time into scratch; bias
+  // and the in-place epilogue in the store. false: use the generic GEMM.
+  StatusOr<bool> MatmulLibrary(const Node* n, const MatmulShape& ms) {
+    const Value *a = ms.a, *b = ms.b, *bias = ms.bias, *y = n->output();
+    if (ms.alpha != 1 || (bias && ms.beta != 1) || (bias && (ms.a_vec || ms.b_vec))) return false;
+    const size_t ra = ms.am.sizes.size(), rb = ms.bm.sizes.size(), ry = ms.ym.sizes.size();
+    const int64_t M = ms.M, K = ms.K, N = ms.N;
+    const int64_t ym = ms.ym.strides[ry - 2], yn = ms.ym.strides[ry - 1];
+    const WeightData* wd = ms.b_transposed && b->meta().sizes.size() == 2 ? ConstF32(b) : nullptr;
+    if (epilogue_.residual && (epilogue_.residual->meta().strides != y->meta().strides)) epilogue_ = EpilogueMatch();
+    AOT_ASSIGN_OR_RETURN(std::string pa, Ptr(a));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::string pb, bdecl;
+    bool b_shared = true;  // the same B for every batch entry (linear's weight)
+    for (int64_t st : ms.BatchStrides(ms.bm)) b_shared = b_shared && st == 0;
+    if (wd && b_shared) {
+      std::vector<float> w(static_cast<size_t>(N * K)), packed(static_cast<size_t>(aot__sgemm_packed_b_floats(K, N)));
+      std::memcpy(w.data(), wd->bytes.data(), w.size() * 4);
+      aot__sgemm_pack_b(K, N, w.data(), 1, K, packed.data());  // B[k, n] = W[n, k]
+      auto& sym = packed_[b];
+      if (sym.empty())
+        sym = WeightBytes("%" + b->name() + " packed as GEMM B panels [" + std::to_string(K) + ", " + std::to_string(N) + "]",
+                          Bytes(packed));
+      bdecl = "const aot__operand B = {(const float*)" + sym + ", 0, 0, 1, 0};";
+    } else {
+      AOT_ASSIGN_OR_RETURN(pb, Ptr(b));
+    }
+    std::string pbias;
+    int64_t bsm = 0, bsn = 0;
+    if (bias) {
+      AOT_ASSIGN_OR_RETURN(pbias, Ptr(bias));
+      std::vector<int64_t> bs = BroadcastStrides(bias->meta(), y->meta().sizes);
+      bsm = bs.size() >= 2 ? bs[bs.size() - 2] : 0;
+      bsn = bs.empty() ? 0 : bs.back();
+      if (!ms.batch.empty()) {  // a batched bias must not vary over the batch
+        for (size_t d = 0; d + 2 < bs.size(); ++d)
+          if (bs[d] != 0) return false;
+      }
+    }
+    std::vector<std::string> vb;
+    std::string ind = OpenLoops(ms.batch, "b", &vb);
+    const std::string ao = Lin(vb, ms.BatchStrides(ms.am)), bo = Lin(vb, ms.BatchStrides(ms.bm)),
+                      yo = Lin(vb, ms.BatchStrides(ms.ym));
+    AOT_ASSIGN_OR_RETURN(std::string ep, EpilogueDecl(pbias, bsm, bsn, yo, ym, yn));
+    const std::string scratch = Scratch(aot__sgemm_scratch_floats(M, N, K, 0, bdecl.empty() ? 0 : 1));
+    loops_ << ind << "{\n" << ind << "  const aot__operand A = {" << pa << " + " << ao << ", " << ms.am.strides[ra - 2] << ", "
+           << ms.am.strides[ra - 1] << ", 0, 0};\n";
+    if (bdecl.empty())
+      loops_ << ind << "  const aot__operand B = {" << pb << " + " << bo << ", " << ms.bm.strides[rb - 2] << ", "
+             << ms.bm.strides[rb - 1] << ", 0, 0};\n";
+    else loops_ << ind << "  " << bdecl << "\n";
+    loops_ << ind << "  const " << ep << "\n";
+    loops_ << ind << "  aot__sgemm(" << M << ", " << N << ", " << K << ", &A, &B, " << py << " + " << yo << ", " << ym << ", "
+           << yn << ", &ep, " << scratch << ");\n" << ind << "}\n";
+    CloseLoops(vb.size());
+    ConsumeEpilogue();
+    return true;
+  }
+
+  // conv2d through the kernel library: depthwise directly, everything else
+  // as GEMM (weights prepacked as A, the image packed as im2col panels at run
+  // time) per image and group. false: use the generic loop nest.
+  StatusOr<bool> Conv2dLibrary(const Node* n, const Conv2dArgs& ca) {
+    const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
+    const WeightData* wd = ConstF32(w);
+    if (!wd || x->meta().dtype != DType::kFloat32 || y->meta().dtype != DType::kFloat32 || !x->meta().IsContiguous() ||
+        !y->meta().IsContiguous() || (bias && (bias->meta().dtype != DType::kFloat32 || bias->meta().sizes.size() != 1)))
+      return false;
+    if (epilogue_.residual && epilogue_.residual->meta().strides != y->meta().strides) epilogue_ = EpilogueMatch();
+    const auto &xs = x->meta().sizes, &ws = w->meta().sizes, &ys = y->meta().sizes;
+    const int64_t G = ca.groups, cin_g = ws[1], cout_g = ws[0] / G, OHW = ys[2] * ys[3], K = cin_g * ws[2] * ws[3];
+    const bool depthwise = cin_g == 1 && cout_g == 1;
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::string pb;  // the bias, then (GEMM) its group's part
+    if (bias) { AOT_ASSIGN_OR_RETURN(pb, Ptr(bias)); }
+    std::ostringstream geom;
+    geom << "{" << (depthwise ? xs[1] : cin_g) << ", " << xs[2] << ", " << xs[3] << ", " << ws[2] << ", " << ws[3] << ", "
+         << ca.stride[0] << ", " << ca.stride[1] << ", " << ca.pad[0] << ", " << ca.pad[1] << ", " << ca.dil[0] << ", "
+         << ca.dil[1] << ", " << ys[2] << ", " << ys[3] << "}";
+    body_ << "  static const aot__conv_geom geom = " << geom.str() << ";\n";
+    const int64_t xn = x->meta().strides[0], yn = y->meta().strides[0];
+    if (depthwise) {
+      AOT_ASSIGN_OR_RETURN(std::string pw, Ptr(w));
+      AOT_ASSIGN_OR_RETURN(std::string ep, EpilogueDecl(pb,
+                                                        bias ? bias->meta().strides[0] : 0, 0, "nb * " + std::to_string(yn),
+                                                        OHW, 1));
+      loops_ << "  for (int64_t nb = 0; nb < " << xs[0] << "; ++nb) {\n    const " << ep << "\n";
+      loops_ << "    aot__conv2d_depthwise(&geom, " << px << " + nb * " << xn << ", " << pw << ", " << py << " + nb * " << yn
+             << ", &ep);\n  }\n";
+      ConsumeEpilogue();
+      return true;
+    }
+    // Weights of each group as packed A panels, one block after another.
+    const int64_t per_group = aot__sgemm_packed_a_floats(cout_g, K);
+    auto& sym = packed_[w];
+    if (sym.empty()) {
+      std::vector<float> wf(static_cast<size_t>(w->meta().numel())), packed(static_cast<size_t>(per_group * G));
+      std::memcpy(wf.data(), wd->bytes.data(), wf.size() * 4);
+      for (int64_t g = 0; g < G; ++g)
+        aot__sgemm_pack_a(cout_g, K, wf.data() + g * cout_g * K, K, 1, packed.data() + g * per_group);
+      sym = WeightBytes("%" + w->name() + " packed as GEMM A panels, " + std::to_string(G) + " group(s) of [" +
+                            std::to_string(cout_g) + ", " + std::to_string(K) + "]",
+                        Bytes(packed));
+    }
+    if (bias) pb += " + g * " + std::to_string(cout_g * bias->meta().strides[0]);
+    const bool pointwise = ws[2] == 1 && ws[3] == 1 && ca.stride[0] == 1 && ca.stride[1] == 1 && ca.pad[0] == 0 &&
+                           ca.pad[1] == 0;  // B is the image itself
+    const std::string plane = std::to_string(xs[2] * xs[3]);
+    AOT_ASSIGN_OR_RETURN(std::string ep,
+                         EpilogueDecl(pb, bias ? bias->meta().strides[0] : 0, 0,
+                                      "nb * " + std::to_string(yn) + " + g * " + std::to_string(cout_g * OHW), OHW, 1));
+    const std::string scratch = Scratch(aot__sgemm_scratch_floats(cout_g, OHW, K, 1, 0));
+    loops_ << "  for (int64_t nb = 0; nb < " << xs[0] << "; ++nb)\n  for (int64_t g = 0; g < " << G << "; ++g) {\n";
+    loops_ << "    const aot__operand A = {(const float*)" << sym << " + g * " << per_group << ", 0, 0, 1, 0};\n";
+    loops_ << "    const aot__operand B = {" << px << " + nb * " << xn << " + g * " << cin_g << " * " << plane << ", "
+           << (pointwise ? plane + ", 1, 0, 0" : "0, 0, 0, &geom") << "};\n";
+    loops_ << "    const " << ep << "\n";
+    loops_ << "    aot__sgemm(" << cout_g << ", " << OHW << ", " << K << ", &A, &B, " << py << " + nb * " << yn << " + g * "
+           << cout_g * OHW << ", " << OHW << ", 1, &ep, " << scratch << ");\n  }\n";
+    if (pointwise) body_ << "  (void)geom;\n";
+    ConsumeEpilogue();
+    return true;
+  }
+
   Status Conv2d(const Node* n) {
     const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
     AOT_ASSIGN_OR_RETURN(const Conv2dArgs ca, Conv2dArguments(n));
+    if (use_kl_) {
+      AOT_ASSIGN_OR_RETURN(bool done, Conv2dLibrary(n, ca));
+      if (done) return Status::Ok();
+    }
     const std::vector<int64_t>&stride = ca.stride, &pad = ca.pad, &dil = ca.dil;
     const int64_t groups = ca.groups;
     const auto& xs = x->meta().sizes;
@@ -885,10 +1094,13 @@ class CEmitter final : public KernelLowering {
   }
 
   // ---- the files ----
+  // The plan's buffers, then the kernels' shared scratch.
+  int64_t ArenaTotal() const { return scratch_bytes_ ? scratch_base_ + scratch_bytes_ : plan_.arena_bytes(); }
+
   StatusOr<GeneratedC> Assemble() {
     const std::string& N = opts_.name;
     GeneratedC out;
-    out.arena_bytes = plan_.arena_bytes();
+    out.arena_bytes = ArenaTotal();
     out.kernels = kernel_count_;
     out.weights = blob_;
     std::ostringstream h;
@@ -898,7 +1110,7 @@ class CEmitter final : public KernelLowering {
     const int64_t wbytes = opts_.embed_weights ? 0 : static_cast<int64_t>(blob_.size());
     h << "/* Sizes known at compile time, e.g. for a static arena in firmware:\n"
       << " *   static uint8_t arena[" << N << "_ARENA_BYTES] __attribute__((aligned(64))); */\n";
-    h << "#define " << N << "_ARENA_BYTES " << plan_.arena_bytes() << "\n";
+    h << "#define " << N << "_ARENA_BYTES " << ArenaTotal() << "\n";
     h << "#define " << N << "_WEIGHTS_BYTES " << wbytes << " /* 0: embedded */\n";
     h << "#define " << N << "_NUM_INPUTS " << nin << "\n#define " << N << "_NUM_OUTPUTS " << nout << "\n\n";
     h << "/* Entry points for static linking (firmware): no loader needed. */\n";
@@ -923,9 +1135,10 @@ class CEmitter final : public KernelLowering {
 
     std::ostringstream c;
     c << "/* Generated by atenaot from " << CComment(opts_.source_note) << ". Do not edit.\n * " << kernel_count_ << " kernels, arena "
-      << plan_.arena_bytes() << " bytes (" << plan_.placement.algorithm << "). */\n";
+      << ArenaTotal() << " bytes (" << plan_.placement.algorithm << "). */\n";
     c << "#include \"" << N << ".h\"\n\n#include <math.h>\n#include <stdint.h>\n#include <string.h>\n";
     c << kCSupportValidation << kCSupportMath << "\n";
+    if (kl_used_) c << "/* ---- the kernel library (codegen/kernels) ---- */\n#define AOT_KAPI AOT_UNUSED static\n" << kKernelsSource << "\n";
     c << weights_.str() << "\n" << kernels_.str();
     c << "static void aot__compute(void* const* in, void* const* out, uint8_t* arena, const uint8_t* wts) {\n"
       << calls_.str() << "  (void)in; (void)out; (void)arena; (void)wts;\n}\n\n";
@@ -938,7 +1151,7 @@ class CEmitter final : public KernelLowering {
       << "  (void)state;\n"
       << "  if (stream) return aot__fail(err, err_len, AOT_ERR_BAD_DEVICE, \"stream\", \"must be NULL: this model runs on the CPU\");\n"
       << "  int s = aot__validate(inputs, num_inputs, aot__inputs, " << nin << ", outputs, num_outputs, aot__outputs, " << nout
-      << ", arena, arena_bytes, " << plan_.arena_bytes() << ", AOT_DEVICE_CPU, err, err_len);\n  if (s) return s;\n";
+      << ", arena, arena_bytes, " << ArenaTotal() << ", AOT_DEVICE_CPU, err, err_len);\n  if (s) return s;\n";
     if (!opts_.embed_weights)
       c << "  if (!weights) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"weights\", \"are NULL (this model keeps them in "
         << N << ".weights)\");\n";
@@ -946,7 +1159,7 @@ class CEmitter final : public KernelLowering {
     c << "  for (size_t i = 0; i < " << nin << "; ++i) in[i] = inputs[i].data;\n";
     c << "  for (size_t i = 0; i < " << nout << "; ++i) out[i] = outputs[i].data;\n";
     c << "  aot__compute(in, out, (uint8_t*)arena, (const uint8_t*)weights);\n  return AOT_OK;\n}\n\n";
-    c << "size_t " << N << "_arena_bytes(void) { return " << plan_.arena_bytes() << "; }\n";
+    c << "size_t " << N << "_arena_bytes(void) { return " << ArenaTotal() << "; }\n";
     c << "size_t " << N << "_weights_bytes(void) { return " << wbytes << "; }\n";
     c << "int " << N << "_run(const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs, size_t num_outputs,\n"
       << "    void* arena, size_t arena_bytes, const void* weights) {\n"
@@ -957,7 +1170,7 @@ class CEmitter final : public KernelLowering {
       << "  return aot__run(0, inputs, num_inputs, outputs, num_outputs, arena, arena_bytes, weights, 0, err, err_len);\n}\n\n";
     c << WeightsOptionSource(checked);
     c << "static const aot_compiled_model aot__model = {ATENAOT_ABI_VERSION, \"" << N << "\", AOT_DEVICE_CPU, 0, " << nin
-      << ", " << nout << ", aot__inputs, aot__outputs, " << plan_.arena_bytes() << ", " << wbytes << ", "
+      << ", " << nout << ", aot__inputs, aot__outputs, " << ArenaTotal() << ", " << wbytes << ", "
       << (checked && !opts_.embed_weights ? "aot__open" : "0") << ", 0, aot__run, aot__set_option};\n";
     c << "const aot_compiled_model* " << N << "_model(void) { return &aot__model; }\n";
     c << "#ifdef AOT_SHARED_ENTRY\n/* What the loader (aot_model_open) looks up in a shared library. */\n"
@@ -1020,6 +1233,16 @@ class CEmitter final : public KernelLowering {
   std::unordered_map<int64_t, const Value*> pending_weights_;  // storage -> weight not emitted yet
   int weight_count_ = 0;
   int kernel_count_ = 0;
+  // The kernel library (codegen/kernels): used unless float_accumulation
+  // (single-precision embedded targets keep the small generic kernels).
+  bool use_kl_ = false;
+  bool kl_used_ = false;
+  int64_t scratch_base_ = 0;   // the scratch region's arena offset (after the plan's buffers)
+  int64_t scratch_bytes_ = 0;  // the largest scratch any kernel needs
+  EpilogueMatch epilogue_;     // in-place updates the current kernel may run in its store
+  std::vector<const Node*> epilogue_group_;  // the elementwise run they come from
+  bool epilogue_consumed_ = false;
+  std::unordered_map<const Value*, std::string> packed_;  // weight -> its packed copy
 };
 
 }  // namespace

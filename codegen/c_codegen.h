@@ -27,6 +27,10 @@ struct CodegenOptions {
   // float (compensated sums) instead of double, so a single-precision FPU
   // (Cortex-M4F) needs no soft-double routines. `compile --embedded` sets it.
   bool float_accumulation = false;
+  // GEMM, convolution and their fused epilogues through the kernel library
+  // (codegen/kernels: packed weights, scratch at the arena's tail). Ignored
+  // with float_accumulation, whose targets keep the small generic kernels.
+  bool kernel_library = true;
   std::string source_note;        // e.g. the model path, for the file banner
 };
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "codegen/fold_batch_norm.h"
 #include "passes/decompose.h"
 
 namespace atenaot {
@@ -28,6 +29,7 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
   AOT_RETURN_IF_ERROR(RunPipeline(g, Stage::kReinplaced, ops, popts));  // its own per-pass lines
   AOT_RETURN_IF_ERROR(Timed(popts, "decompose", [&] { return Decompose(g, ops); }));
   AOT_RETURN_IF_ERROR(Timed(popts, "annotate", [&] { return annotate(g); }));  // the sample run
+  Timed(popts, "fold batch_norm", [&] { return FoldBatchNormIntoConv(g); });
   std::unordered_set<const Value*> fused;
   ReusePairs reuse;
   auto fuse = [&] {

@@ -14,6 +14,7 @@ packages=(
   libbenchmark-dev      # Google Benchmark
   llvm-14-tools         # FileCheck for the golden IR tests
   libopenblas0-pthread  # fast BLAS behind LibTorch's libblas.so.3, so eager runs at its best
+  libopenblas-dev       # cblas_sgemm, the peer bench/kernels times the kernel library against
   gcc-arm-none-eabi     # Cortex-M cross compiler: tests/embedded (compile --embedded into firmware)
   libnewlib-arm-none-eabi  # its C library and libm (only recommended by gcc-arm-none-eabi)
   qemu-system-arm       # runs the Cortex-M4 test firmware (mps2-an386) to check its results

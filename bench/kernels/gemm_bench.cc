@@ -1,0 +1,125 @@
+// The kernel library (codegen/kernels, built with -march=native like
+// `atenaot compile --march-native`) against OpenBLAS cblas_sgemm on one
+// thread, on the GEMM and convolution shapes of ResNet-50, MobileNetV2 and a
+// transformer block. Counters: FLOPS (2*M*N*K per iteration).
+//   bazel run -c opt //bench/kernels:gemm_bench
+// OpenBLAS runs the plain GEMM (no im2col); "AotConv" includes packing the
+// im2col panels from the image, "AotGemm" the same GEMM as OpenBLAS with the
+// weight prepacked (as compiled models store it) and B packed at run time.
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+
+#include <random>
+#include <vector>
+
+#include "codegen/kernels/aot_kernels.h"
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace {
+
+std::vector<float> Random(size_t n) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+void Flops(benchmark::State& s, double flops) {
+  s.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// args: M, N, K
+void OpenBlas(benchmark::State& s) {
+  openblas_set_num_threads(1);
+  const int M = static_cast<int>(s.range(0)), N = static_cast<int>(s.range(1)), K = static_cast<int>(s.range(2));
+  std::vector<float> a = Random(static_cast<size_t>(M) * K), b = Random(static_cast<size_t>(K) * N), c(static_cast<size_t>(M) * N);
+  for (auto _ : s) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.f, a.data(), K, b.data(), N, 0.f, c.data(), N);
+    benchmark::DoNotOptimize(c.data());
+  }
+  Flops(s, 2.0 * M * N * K);
+}
+
+void AotGemm(benchmark::State& s) {
+  const int64_t M = s.range(0), N = s.range(1), K = s.range(2);
+  std::vector<float> a = Random(static_cast<size_t>(M * K)), b = Random(static_cast<size_t>(K * N)), c(static_cast<size_t>(M * N));
+  std::vector<float> pa(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
+  aot__sgemm_pack_a(M, K, a.data(), K, 1, pa.data());
+  std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, 1, 0)));
+  const aot__operand A = {pa.data(), 0, 0, 1, nullptr}, B = {b.data(), N, 1, 0, nullptr};
+  for (auto _ : s) {
+    aot__sgemm(M, N, K, &A, &B, c.data(), N, 1, nullptr, scratch.data());
+    benchmark::DoNotOptimize(c.data());
+  }
+  Flops(s, 2.0 * M * N * K);
+}
+
+// args: Cin, H (= W), Cout, kernel, stride
+void AotConv(benchmark::State& s) {
+  const int64_t C = s.range(0), H = s.range(1), Co = s.range(2), k = s.range(3), st = s.range(4), p = k / 2;
+  aot__conv_geom g = {C, H, H, k, k, st, st, p, p, 1, 1, 0, 0};
+  g.OH = g.OW = (H + 2 * p - k) / st + 1;
+  const int64_t M = Co, N = g.OH * g.OW, K = C * k * k;
+  std::vector<float> x = Random(static_cast<size_t>(C * H * H)), w = Random(static_cast<size_t>(M * K)), y(static_cast<size_t>(M * N));
+  std::vector<float> pw(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
+  aot__sgemm_pack_a(M, K, w.data(), K, 1, pw.data());
+  std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, 1, 0)));
+  const bool pointwise = k == 1 && st == 1;
+  const aot__operand A = {pw.data(), 0, 0, 1, nullptr};
+  const aot__operand B = pointwise ? aot__operand{x.data(), N, 1, 0, nullptr} : aot__operand{x.data(), 0, 0, 0, &g};
+  aot__epilogue ep = {};
+  ep.act = AOT_ACT_RELU;
+  for (auto _ : s) {
+    aot__sgemm(M, N, K, &A, &B, y.data(), N, 1, &ep, scratch.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+  s.SetLabel("M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
+  Flops(s, 2.0 * M * N * K);
+}
+
+// args: C, H (= W), stride
+void AotDepthwise(benchmark::State& s) {
+  const int64_t C = s.range(0), H = s.range(1), st = s.range(2);
+  aot__conv_geom g = {C, H, H, 3, 3, st, st, 1, 1, 1, 1, 0, 0};
+  g.OH = g.OW = (H + 2 - 3) / st + 1;
+  std::vector<float> x = Random(static_cast<size_t>(C * H * H)), w = Random(static_cast<size_t>(C * 9)),
+                     y(static_cast<size_t>(C * g.OH * g.OW));
+  aot__epilogue ep = {};
+  ep.act = AOT_ACT_CLAMP;
+  ep.hi = 6;
+  for (auto _ : s) {
+    aot__conv2d_depthwise(&g, x.data(), w.data(), y.data(), &ep);
+    benchmark::DoNotOptimize(y.data());
+  }
+  Flops(s, 2.0 * C * g.OH * g.OW * 9);
+}
+
+// GEMM shapes (M, N, K): ResNet-50's convolutions as im2col GEMMs, a
+// transformer block's projections (128 tokens, d=768, ffn 3072).
+void GemmShapes(benchmark::internal::Benchmark* b) {
+  for (auto s : std::vector<std::vector<int64_t>>{{64, 12544, 147}, {64, 3136, 576}, {128, 784, 1152}, {256, 196, 2304},
+                                                  {512, 49, 4608}, {256, 3136, 64}, {64, 3136, 256}, {1024, 196, 256},
+                                                  {2048, 49, 512}, {3072, 128, 768}, {768, 128, 3072}, {768, 128, 768}})
+    b->Args(s);
+}
+
+// Convolutions (Cin, H, Cout, k, stride): ResNet-50 and MobileNetV2 layers.
+void ConvShapes(benchmark::internal::Benchmark* b) {
+  for (auto s : std::vector<std::vector<int64_t>>{{3, 224, 64, 7, 2},   {64, 56, 64, 3, 1},  {128, 28, 128, 3, 1},
+                                                  {256, 14, 256, 3, 1}, {512, 7, 512, 3, 1}, {64, 56, 256, 1, 1},
+                                                  {256, 56, 64, 1, 1},  {256, 56, 512, 1, 2}, {16, 112, 96, 1, 1},
+                                                  {144, 56, 24, 1, 1},  {960, 7, 320, 1, 1}})
+    b->Args(s);
+}
+
+BENCHMARK(OpenBlas)->Apply(GemmShapes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(AotGemm)->Apply(GemmShapes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(AotConv)->Apply(ConvShapes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(AotDepthwise)->Args({144, 56, 1})->Args({96, 112, 2})->Args({384, 14, 1})->Args({960, 7, 1})
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,114 @@
+#include "codegen/fold_batch_norm.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "codegen/kernel_util.h"
+
+namespace atenaot {
+namespace {
+
+// The float32 contents of a contiguous weight value, or nullptr.
+const WeightData* F32Weight(const Graph& g, const Value* v, int64_t numel) {
+  if (!v || v->kind() != ValueKind::kWeight || v->meta().dtype != DType::kFloat32 || v->meta().offset != 0 ||
+      !v->meta().IsContiguous() || v->meta().numel() != numel)
+    return nullptr;
+  auto it = g.weights().find(v->weight_key());
+  if (it == g.weights().end() || it->second.bytes.size() != static_cast<size_t>(numel) * 4) return nullptr;
+  return &it->second;
+}
+
+std::vector<double> Floats(const WeightData* d, int64_t n, double absent) {
+  std::vector<double> out(static_cast<size_t>(n), absent);
+  if (!d) return out;
+  for (int64_t i = 0; i < n; ++i) {
+    float f;
+    std::memcpy(&f, &d->bytes[static_cast<size_t>(i) * 4], 4);
+    out[static_cast<size_t>(i)] = f;
+  }
+  return out;
+}
+
+Value* NewF32Weight(Graph& g, const std::string& name, const std::vector<int64_t>& sizes, const std::vector<double>& v) {
+  TensorMeta m;
+  m.dtype = DType::kFloat32;
+  m.sizes = sizes;
+  m.strides.assign(sizes.size(), 1);
+  for (size_t d = sizes.size(); d-- > 1;) m.strides[d - 1] = m.strides[d] * sizes[d];
+  m.storage = g.NewStorageId();
+  WeightData data;
+  data.meta = m;
+  data.bytes.resize(v.size() * 4);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const float f = static_cast<float>(v[i]);
+    std::memcpy(&data.bytes[i * 4], &f, 4);
+  }
+  std::string key = "atenaot.folded." + name;
+  while (g.weights().count(key)) key += "_";
+  g.weights()[key] = std::move(data);
+  return g.AddWeight(name, key, m);
+}
+
+bool FoldOne(Graph& g, Node* bn) {
+  if (bn->op().schema.name != "batch_norm" || bn->outputs().size() != 1 || bn->args().size() < 8) return false;
+  const Literal& training = bn->args()[5].literal;
+  if (training.kind != Literal::Kind::kBool || training.b) return false;
+  Value* c = bn->input(0);
+  Node* conv = c ? c->producer() : nullptr;
+  if (!conv || ClassifyKernel(conv) != KernelKind::kConv2d || conv->outputs().size() != 1 || c->uses().size() != 1)
+    return false;
+  if (!Conv2dArguments(conv).ok()) return false;
+  Value* y = bn->output();
+  const TensorMeta &cm = c->meta(), &ym = y->meta();
+  if (cm.dtype != DType::kFloat32 || ym.dtype != DType::kFloat32 || cm.sizes != ym.sizes || cm.strides != ym.strides ||
+      cm.offset != 0 || ym.offset != 0 || cm.sizes.size() != 4)
+    return false;
+  for (const Value* o : g.outputs())
+    if (o == c) return false;
+  const Value* w = conv->input(1);
+  if (!w || w->meta().sizes.size() != 4) return false;
+  const int64_t cout = w->meta().sizes[0], per = w->meta().numel() / std::max<int64_t>(cout, 1);
+  const WeightData* wd = F32Weight(g, w, w->meta().numel());
+  const WeightData* bd = F32Weight(g, conv->input(2), cout);
+  const WeightData* gd = F32Weight(g, bn->input(1), cout);
+  const WeightData* betad = F32Weight(g, bn->input(2), cout);
+  const WeightData* md = F32Weight(g, bn->input(3), cout);
+  const WeightData* vd = F32Weight(g, bn->input(4), cout);
+  if (!wd || !md || !vd || (conv->input(2) && !bd) || (bn->input(1) && !gd) || (bn->input(2) && !betad)) return false;
+  if (bn->args()[7].literal.kind != Literal::Kind::kFloat) return false;
+  const double eps = bn->args()[7].literal.f;
+  const std::vector<double> wv = Floats(wd, w->meta().numel(), 0), bv = Floats(bd, cout, 0), gv = Floats(gd, cout, 1),
+                            betav = Floats(betad, cout, 0), mv = Floats(md, cout, 0), vv = Floats(vd, cout, 1);
+  std::vector<double> nw(wv.size()), nb(static_cast<size_t>(cout));
+  for (int64_t o = 0; o < cout; ++o) {
+    const double s = gv[static_cast<size_t>(o)] / std::sqrt(vv[static_cast<size_t>(o)] + eps);
+    for (int64_t i = 0; i < per; ++i) nw[static_cast<size_t>(o * per + i)] = wv[static_cast<size_t>(o * per + i)] * s;
+    nb[static_cast<size_t>(o)] = (bv[static_cast<size_t>(o)] - mv[static_cast<size_t>(o)]) * s + betav[static_cast<size_t>(o)];
+  }
+  Value* w2 = NewF32Weight(g, w->name() + ".bn_folded", w->meta().sizes, nw);
+  Value* b2 = NewF32Weight(g, w->name() + ".bn_folded_bias", {cout}, nb);
+  g.SetArg(conv, 1, Arg::Of(w2));
+  g.SetArg(conv, 2, Arg::Of(b2));
+  // y's users (and its in-place updates, which share y's storage) now work on c.
+  const int64_t ys = ym.storage, cs = cm.storage;
+  g.ReplaceAllUsesWith(y, c);
+  g.Destroy(bn);
+  for (Node* n : g.nodes())
+    for (Value* o : n->outputs())
+      if (o->meta().storage == ys) o->mutable_meta().storage = cs;
+  return true;
+}
+
+}  // namespace
+
+int FoldBatchNormIntoConv(Graph& g) {
+  std::vector<Node*> bns;
+  for (Node* n : g.nodes())
+    if (n->op().schema.name == "batch_norm") bns.push_back(n);
+  int folded = 0;
+  for (Node* bn : bns) folded += FoldOne(g, bn) ? 1 : 0;
+  return folded;
+}
+
+}  // namespace atenaot

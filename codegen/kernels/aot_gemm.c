@@ -1,0 +1,375 @@
+/* Blocked SGEMM on packed panels (see aot_kernels.h). Loop order as in BLIS:
+ * for each NC columns and KC-deep block of B: pack (or find prepacked) B;
+ * for each MC rows of A: pack (or find) A; then MR x NR tiles, a B panel
+ * kept in L1 while the A block streams from L2. */
+#include "aot_kernels.h"
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#endif
+
+#define AOT__MIN(a, b) ((a) < (b) ? (a) : (b))
+
+static int64_t aot__round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+AOT_KAPI int64_t aot__sgemm_packed_a_floats(int64_t M, int64_t K) { return aot__round_up(M, AOT_GEMM_MR) * K; }
+AOT_KAPI int64_t aot__sgemm_packed_b_floats(int64_t K, int64_t N) { return aot__round_up(N, AOT_GEMM_NR) * K; }
+
+/* Rows [m0, m0+mc) and depth [k0, k0+kc) of a strided A as MR-row panels,
+ * panel i at dst + i*MR*kc, element (r, k) at [k*MR + r]; zero-padded rows. */
+static void aot__pack_a_block(const float* A, int64_t a_m, int64_t a_k, int64_t M, int64_t m0, int64_t mc,
+                              int64_t k0, int64_t kc, float* dst) {
+  for (int64_t i = 0; i < mc; i += AOT_GEMM_MR) {
+    float* d = dst + i * kc;
+    const int64_t rows = AOT__MIN(AOT_GEMM_MR, M - m0 - i);
+    for (int64_t k = 0; k < kc; ++k) {
+      const float* s = A + (m0 + i) * a_m + (k0 + k) * a_k;
+      int64_t r = 0;
+      for (; r < rows; ++r) d[k * AOT_GEMM_MR + r] = s[r * a_m];
+      for (; r < AOT_GEMM_MR; ++r) d[k * AOT_GEMM_MR + r] = 0.f;
+    }
+  }
+}
+
+/* Columns [n0, n0+nc) and depth [k0, k0+kc) of a strided B as NR-column
+ * panels, panel j at dst + j*NR*kc, element (k, c) at [k*NR + c]. */
+static void aot__pack_b_block(const float* B, int64_t b_k, int64_t b_n, int64_t N, int64_t n0, int64_t nc,
+                              int64_t k0, int64_t kc, float* dst) {
+  for (int64_t j = 0; j < nc; j += AOT_GEMM_NR) {
+    float* d = dst + j * kc;
+    const int64_t cols = AOT__MIN(AOT_GEMM_NR, N - n0 - j);
+    for (int64_t k = 0; k < kc; ++k) {
+      const float* s = B + (k0 + k) * b_k + (n0 + j) * b_n;
+      float* o = d + k * AOT_GEMM_NR;
+      int64_t c = 0;
+      if (b_n == 1 && cols == AOT_GEMM_NR) {
+        memcpy(o, s, sizeof(float) * AOT_GEMM_NR);
+        continue;
+      }
+      for (; c < cols; ++c) o[c] = s[c * b_n];
+      for (; c < AOT_GEMM_NR; ++c) o[c] = 0.f;
+    }
+  }
+}
+
+/* The same panels read from an image as its im2col matrix (no im2col buffer).
+ * A panel's columns split into runs within one output row; for each k a run
+ * reads one input row: with stride 1 a memcpy of its in-image part. */
+static void aot__pack_b_conv(const aot__conv_geom* g, const float* x, int64_t N, int64_t n0, int64_t nc, int64_t k0,
+                             int64_t kc, float* dst) {
+  const int64_t khw = g->KH * g->KW;
+  for (int64_t j = 0; j < nc; j += AOT_GEMM_NR) {
+    float* d = dst + j * kc;
+    const int64_t cols = AOT__MIN(AOT_GEMM_NR, N - n0 - j);
+    int64_t run_c[AOT_GEMM_NR + 1], run_oh[AOT_GEMM_NR], run_ow[AOT_GEMM_NR];
+    int nruns = 0;
+    for (int64_t c = 0; c < cols;) {
+      const int64_t n = n0 + j + c, oh = n / g->OW, ow = n % g->OW;
+      run_c[nruns] = c;
+      run_oh[nruns] = oh;
+      run_ow[nruns] = ow;
+      ++nruns;
+      c += AOT__MIN(cols - c, g->OW - ow);
+    }
+    run_c[nruns] = cols;
+    for (int64_t k = 0; k < kc; ++k) {
+      const int64_t kk = k0 + k, ch = kk / khw, kh = (kk % khw) / g->KW, kw = kk % g->KW;
+      const float* plane = x + ch * g->H * g->W;
+      float* o = d + k * AOT_GEMM_NR;
+      const int64_t dh = kh * g->DH - g->PH, dw = kw * g->DW - g->PW;
+      for (int r = 0; r < nruns; ++r) {
+        const int64_t c0 = run_c[r], len = run_c[r + 1] - c0, ih = run_oh[r] * g->SH + dh;
+        float* out = o + c0;
+        if (ih < 0 || ih >= g->H) {
+          for (int64_t i = 0; i < len; ++i) out[i] = 0.f;
+          continue;
+        }
+        const float* row = plane + ih * g->W;
+        if (g->SW == 1) {
+          const int64_t iw0 = run_ow[r] + dw;
+          const int64_t lo = iw0 < 0 ? AOT__MIN(-iw0, len) : 0;
+          const int64_t hi = iw0 + len > g->W ? AOT__MIN(len, g->W - iw0 < lo ? lo : g->W - iw0) : len;
+          for (int64_t i = 0; i < lo; ++i) out[i] = 0.f;
+          if (hi > lo) memcpy(out + lo, row + iw0 + lo, sizeof(float) * (size_t)(hi - lo));
+          for (int64_t i = hi; i < len; ++i) out[i] = 0.f;
+        } else {
+          for (int64_t i = 0; i < len; ++i) {
+            const int64_t iw = (run_ow[r] + i) * g->SW + dw;
+            out[i] = iw >= 0 && iw < g->W ? row[iw] : 0.f;
+          }
+        }
+      }
+      for (int64_t c = cols; c < AOT_GEMM_NR; ++c) o[c] = 0.f;
+    }
+  }
+}
+
+AOT_KAPI void aot__sgemm_pack_a(int64_t M, int64_t K, const float* A, int64_t a_m, int64_t a_k, float* dst) {
+  const int64_t mp = aot__round_up(M, AOT_GEMM_MR);
+  for (int64_t k0 = 0; k0 < K; k0 += AOT_GEMM_KC)
+    aot__pack_a_block(A, a_m, a_k, M, 0, M, k0, AOT__MIN(AOT_GEMM_KC, K - k0), dst + k0 * mp);
+}
+
+AOT_KAPI void aot__sgemm_pack_b(int64_t K, int64_t N, const float* B, int64_t b_k, int64_t b_n, float* dst) {
+  const int64_t np = aot__round_up(N, AOT_GEMM_NR);
+  for (int64_t k0 = 0; k0 < K; k0 += AOT_GEMM_KC)
+    aot__pack_b_block(B, b_k, b_n, N, 0, N, k0, AOT__MIN(AOT_GEMM_KC, K - k0), dst + k0 * np);
+}
+
+AOT_KAPI int64_t aot__sgemm_scratch_floats(int64_t M, int64_t N, int64_t K, int a_packed, int b_packed) {
+  const int64_t kc = AOT__MIN(AOT_GEMM_KC, K);
+  int64_t s = 0;
+  if (!a_packed) s += aot__round_up(AOT__MIN(AOT_GEMM_MC, M), AOT_GEMM_MR) * kc;
+  if (!b_packed) s += aot__round_up(AOT__MIN(AOT_GEMM_NC, N), AOT_GEMM_NR) * kc;
+  return aot__round_up(s, 16); /* keeps the second buffer 64-byte aligned */
+}
+
+/* ---- micro-kernels: t[r*NR + c] = sum_k a[k*MR + r] * b[k*NR + c] ---- */
+#if defined(__AVX512F__)
+static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
+  __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+  for (int64_t k = 0; k < kc; ++k) {
+    const __m512 bv = _mm512_loadu_ps(b + k * AOT_GEMM_NR);
+    const float* ak = a + k * AOT_GEMM_MR;
+    c0 = _mm512_fmadd_ps(_mm512_set1_ps(ak[0]), bv, c0);
+    c1 = _mm512_fmadd_ps(_mm512_set1_ps(ak[1]), bv, c1);
+    c2 = _mm512_fmadd_ps(_mm512_set1_ps(ak[2]), bv, c2);
+    c3 = _mm512_fmadd_ps(_mm512_set1_ps(ak[3]), bv, c3);
+    c4 = _mm512_fmadd_ps(_mm512_set1_ps(ak[4]), bv, c4);
+    c5 = _mm512_fmadd_ps(_mm512_set1_ps(ak[5]), bv, c5);
+    c6 = _mm512_fmadd_ps(_mm512_set1_ps(ak[6]), bv, c6);
+    c7 = _mm512_fmadd_ps(_mm512_set1_ps(ak[7]), bv, c7);
+  }
+  _mm512_storeu_ps(t + 0 * 16, c0); _mm512_storeu_ps(t + 1 * 16, c1);
+  _mm512_storeu_ps(t + 2 * 16, c2); _mm512_storeu_ps(t + 3 * 16, c3);
+  _mm512_storeu_ps(t + 4 * 16, c4); _mm512_storeu_ps(t + 5 * 16, c5);
+  _mm512_storeu_ps(t + 6 * 16, c6); _mm512_storeu_ps(t + 7 * 16, c7);
+}
+/* Two adjacent B panels (8 x 32): 16 independent FMA chains hide latency. */
+#define AOT__HAVE_MICRO2 1
+/* With `direct` set (a full tile, unit column stride, an epilogue of at most
+ * a per-row bias and relu/clamp) the tile goes straight from registers to C. */
+typedef struct aot__direct {
+  int on, first, epi;
+  float* c;
+  int64_t c_m;
+  const float* bias; /* per row, already at the tile's first row */
+  int64_t bias_m;
+  float lo, hi;
+} aot__direct;
+static void aot__micro2(int64_t kc, const float* a, const float* b0, const float* b1, float* t0, float* t1,
+                        const aot__direct* dr) {
+  __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+  __m512 d0 = c0, d1 = c0, d2 = c0, d3 = c0, d4 = c0, d5 = c0, d6 = c0, d7 = c0;
+  for (int64_t k = 0; k < kc; ++k) {
+    const __m512 bv = _mm512_loadu_ps(b0 + k * AOT_GEMM_NR), bw = _mm512_loadu_ps(b1 + k * AOT_GEMM_NR);
+    const float* ak = a + k * AOT_GEMM_MR;
+    __m512 av = _mm512_set1_ps(ak[0]); c0 = _mm512_fmadd_ps(av, bv, c0); d0 = _mm512_fmadd_ps(av, bw, d0);
+    av = _mm512_set1_ps(ak[1]); c1 = _mm512_fmadd_ps(av, bv, c1); d1 = _mm512_fmadd_ps(av, bw, d1);
+    av = _mm512_set1_ps(ak[2]); c2 = _mm512_fmadd_ps(av, bv, c2); d2 = _mm512_fmadd_ps(av, bw, d2);
+    av = _mm512_set1_ps(ak[3]); c3 = _mm512_fmadd_ps(av, bv, c3); d3 = _mm512_fmadd_ps(av, bw, d3);
+    av = _mm512_set1_ps(ak[4]); c4 = _mm512_fmadd_ps(av, bv, c4); d4 = _mm512_fmadd_ps(av, bw, d4);
+    av = _mm512_set1_ps(ak[5]); c5 = _mm512_fmadd_ps(av, bv, c5); d5 = _mm512_fmadd_ps(av, bw, d5);
+    av = _mm512_set1_ps(ak[6]); c6 = _mm512_fmadd_ps(av, bv, c6); d6 = _mm512_fmadd_ps(av, bw, d6);
+    av = _mm512_set1_ps(ak[7]); c7 = _mm512_fmadd_ps(av, bv, c7); d7 = _mm512_fmadd_ps(av, bw, d7);
+  }
+  if (dr->on) {
+    const __m512 lo = _mm512_set1_ps(dr->lo), hi = _mm512_set1_ps(dr->hi);
+#define AOT__ROW(i, cv, dv)                                                                    \
+  {                                                                                            \
+    float* cr = dr->c + (i) * dr->c_m;                                                         \
+    if (!dr->first) {                                                                          \
+      cv = _mm512_add_ps(cv, _mm512_loadu_ps(cr));                                             \
+      dv = _mm512_add_ps(dv, _mm512_loadu_ps(cr + 16));                                        \
+    }                                                                                          \
+    if (dr->epi) {                                                                             \
+      const __m512 bb = _mm512_set1_ps(dr->bias ? dr->bias[(i) * dr->bias_m] : 0.f);           \
+      cv = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(cv, bb))); /* NaN stays NaN */   \
+      dv = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(dv, bb)));                        \
+    }                                                                                          \
+    _mm512_storeu_ps(cr, cv);                                                                  \
+    _mm512_storeu_ps(cr + 16, dv);                                                             \
+  }
+    AOT__ROW(0, c0, d0) AOT__ROW(1, c1, d1) AOT__ROW(2, c2, d2) AOT__ROW(3, c3, d3)
+    AOT__ROW(4, c4, d4) AOT__ROW(5, c5, d5) AOT__ROW(6, c6, d6) AOT__ROW(7, c7, d7)
+#undef AOT__ROW
+    return;
+  }
+  _mm512_storeu_ps(t0 + 0 * 16, c0); _mm512_storeu_ps(t0 + 1 * 16, c1);
+  _mm512_storeu_ps(t0 + 2 * 16, c2); _mm512_storeu_ps(t0 + 3 * 16, c3);
+  _mm512_storeu_ps(t0 + 4 * 16, c4); _mm512_storeu_ps(t0 + 5 * 16, c5);
+  _mm512_storeu_ps(t0 + 6 * 16, c6); _mm512_storeu_ps(t0 + 7 * 16, c7);
+  _mm512_storeu_ps(t1 + 0 * 16, d0); _mm512_storeu_ps(t1 + 1 * 16, d1);
+  _mm512_storeu_ps(t1 + 2 * 16, d2); _mm512_storeu_ps(t1 + 3 * 16, d3);
+  _mm512_storeu_ps(t1 + 4 * 16, d4); _mm512_storeu_ps(t1 + 5 * 16, d5);
+  _mm512_storeu_ps(t1 + 6 * 16, d6); _mm512_storeu_ps(t1 + 7 * 16, d7);
+}
+#elif defined(__AVX2__) && defined(__FMA__)
+/* 16 ymm registers: the 8 x 16 tile as two 4 x 16 halves (8 accumulators,
+ * 2 B loads and 4 broadcasts per 8 FMAs); the B panel stays in L1. */
+static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
+  for (int h = 0; h < 2; ++h) {
+    __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+    const float* ah = a + 4 * h;
+    for (int64_t k = 0; k < kc; ++k) {
+      const __m256 b0 = _mm256_loadu_ps(b + k * AOT_GEMM_NR), b1 = _mm256_loadu_ps(b + k * AOT_GEMM_NR + 8);
+      const float* ak = ah + k * AOT_GEMM_MR;
+      __m256 av = _mm256_broadcast_ss(ak + 0); c0 = _mm256_fmadd_ps(av, b0, c0); c1 = _mm256_fmadd_ps(av, b1, c1);
+      av = _mm256_broadcast_ss(ak + 1); c2 = _mm256_fmadd_ps(av, b0, c2); c3 = _mm256_fmadd_ps(av, b1, c3);
+      av = _mm256_broadcast_ss(ak + 2); c4 = _mm256_fmadd_ps(av, b0, c4); c5 = _mm256_fmadd_ps(av, b1, c5);
+      av = _mm256_broadcast_ss(ak + 3); c6 = _mm256_fmadd_ps(av, b0, c6); c7 = _mm256_fmadd_ps(av, b1, c7);
+    }
+    float* th = t + 4 * h * 16;
+    _mm256_storeu_ps(th + 0, c0); _mm256_storeu_ps(th + 8, c1);
+    _mm256_storeu_ps(th + 16, c2); _mm256_storeu_ps(th + 24, c3);
+    _mm256_storeu_ps(th + 32, c4); _mm256_storeu_ps(th + 40, c5);
+    _mm256_storeu_ps(th + 48, c6); _mm256_storeu_ps(th + 56, c7);
+  }
+}
+#elif defined(__GNUC__)
+/* Portable (GCC/clang vector extensions, 4 floats: SSE2, NEON, ...): the
+ * 8 x 16 tile in four 4 x 8 quarters, 8 vector accumulators each, so they
+ * stay in the 16 registers of the baseline ISAs. */
+typedef float aot__v4 __attribute__((vector_size(16)));
+static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
+  for (int q = 0; q < 4; ++q) {
+    const int r0 = (q >> 1) * 4, c0 = (q & 1) * 8;
+    aot__v4 x0 = {0, 0, 0, 0}, x1 = x0, x2 = x0, x3 = x0, y0 = x0, y1 = x0, y2 = x0, y3 = x0;
+    for (int64_t k = 0; k < kc; ++k) {
+      aot__v4 b0, b1;
+      memcpy(&b0, b + k * AOT_GEMM_NR + c0, 16);
+      memcpy(&b1, b + k * AOT_GEMM_NR + c0 + 4, 16);
+      const float* ak = a + k * AOT_GEMM_MR + r0;
+      x0 += ak[0] * b0; y0 += ak[0] * b1;
+      x1 += ak[1] * b0; y1 += ak[1] * b1;
+      x2 += ak[2] * b0; y2 += ak[2] * b1;
+      x3 += ak[3] * b0; y3 += ak[3] * b1;
+    }
+    float* tq = t + r0 * AOT_GEMM_NR + c0;
+    memcpy(tq, &x0, 16); memcpy(tq + 4, &y0, 16);
+    memcpy(tq + AOT_GEMM_NR, &x1, 16); memcpy(tq + AOT_GEMM_NR + 4, &y1, 16);
+    memcpy(tq + 2 * AOT_GEMM_NR, &x2, 16); memcpy(tq + 2 * AOT_GEMM_NR + 4, &y2, 16);
+    memcpy(tq + 3 * AOT_GEMM_NR, &x3, 16); memcpy(tq + 3 * AOT_GEMM_NR + 4, &y3, 16);
+  }
+}
+#else
+/* Plain C for other compilers. */
+static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
+  float acc[AOT_GEMM_MR * AOT_GEMM_NR];
+  for (int i = 0; i < AOT_GEMM_MR * AOT_GEMM_NR; ++i) acc[i] = 0.f;
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* ak = a + k * AOT_GEMM_MR;
+    const float* bk = b + k * AOT_GEMM_NR;
+    for (int r = 0; r < AOT_GEMM_MR; ++r)
+      for (int c = 0; c < AOT_GEMM_NR; ++c) acc[r * AOT_GEMM_NR + c] += ak[r] * bk[c];
+  }
+  for (int i = 0; i < AOT_GEMM_MR * AOT_GEMM_NR; ++i) t[i] = acc[i];
+}
+#endif
+
+/* C tile (rows m0.., cols n0..) += / = t, then the epilogue on the last K block. */
+static void aot__store_tile(const float* t, int64_t mr, int64_t nr, float* C, int64_t c_m, int64_t c_n, int first,
+                            int last, const aot__epilogue* ep, int64_t m0, int64_t n0) {
+  const int epi = last && ep && (ep->bias || ep->res || ep->act != AOT_ACT_NONE);
+  for (int64_t r = 0; r < mr; ++r) {
+    float* c = C + r * c_m;
+    const float* tr = t + r * AOT_GEMM_NR;
+    if (c_n == 1 && nr == AOT_GEMM_NR) {
+      if (first) for (int j = 0; j < AOT_GEMM_NR; ++j) c[j] = tr[j];
+      else for (int j = 0; j < AOT_GEMM_NR; ++j) c[j] += tr[j];
+    } else {
+      for (int64_t j = 0; j < nr; ++j) c[j * c_n] = first ? tr[j] : c[j * c_n] + tr[j];
+    }
+    if (!epi) continue;
+    const int64_t m = m0 + r;
+    if (ep->bias) {
+      const float* bp = ep->bias + m * ep->bias_m + n0 * ep->bias_n;
+      for (int64_t j = 0; j < nr; ++j) c[j * c_n] += bp[j * ep->bias_n];
+    }
+    if (ep->res) {
+      const float* rp = ep->res + m * ep->res_m + n0 * ep->res_n;
+      for (int64_t j = 0; j < nr; ++j) c[j * c_n] += rp[j * ep->res_n];
+    }
+    if (ep->act == AOT_ACT_RELU) {
+      for (int64_t j = 0; j < nr; ++j) c[j * c_n] = c[j * c_n] < 0.f ? 0.f : c[j * c_n];
+    } else if (ep->act != AOT_ACT_NONE) {
+      for (int64_t j = 0; j < nr; ++j) c[j * c_n] = aot__act(c[j * c_n], ep);
+    }
+  }
+}
+
+AOT_KAPI void aot__sgemm(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B, float* C,
+                         int64_t c_m, int64_t c_n, const aot__epilogue* ep, float* scratch) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) { /* an empty sum: the epilogue of zeros */
+    float z[AOT_GEMM_MR * AOT_GEMM_NR];
+    memset(z, 0, sizeof(z));
+    for (int64_t m = 0; m < M; m += AOT_GEMM_MR)
+      for (int64_t n = 0; n < N; n += AOT_GEMM_NR)
+        aot__store_tile(z, AOT__MIN(AOT_GEMM_MR, M - m), AOT__MIN(AOT_GEMM_NR, N - n), C + m * c_m + n * c_n, c_m, c_n,
+                        1, 1, ep, m, n);
+    return;
+  }
+  const int64_t mp = aot__round_up(M, AOT_GEMM_MR), np = aot__round_up(N, AOT_GEMM_NR);
+  const int64_t kc_max = AOT__MIN(AOT_GEMM_KC, K);
+  float* sa = scratch;
+  float* sb = scratch + (A->packed ? 0 : aot__round_up(AOT__MIN(AOT_GEMM_MC, M), AOT_GEMM_MR) * kc_max);
+  float t0[AOT_GEMM_MR * AOT_GEMM_NR], t1[AOT_GEMM_MR * AOT_GEMM_NR];
+  (void)t1;
+#ifdef AOT__HAVE_MICRO2
+  /* Tiles may skip the temporary when the epilogue is a per-row bias and relu/clamp at most. */
+  const int direct_ok = c_n == 1 && (!ep || (!ep->res && (!ep->bias || ep->bias_n == 0) &&
+                                             (ep->act == AOT_ACT_NONE || ep->act == AOT_ACT_RELU ||
+                                              ep->act == AOT_ACT_CLAMP)));
+#endif
+  for (int64_t jc = 0; jc < N; jc += AOT_GEMM_NC) {
+    const int64_t nc = AOT__MIN(AOT_GEMM_NC, N - jc);
+    for (int64_t pc = 0; pc < K; pc += AOT_GEMM_KC) {
+      const int64_t kc = AOT__MIN(AOT_GEMM_KC, K - pc);
+      const int first = pc == 0, last = pc + kc >= K;
+      const float* bp;
+      if (B->packed) bp = B->p + pc * np + jc * kc;
+      else if (B->conv) { aot__pack_b_conv(B->conv, B->p, N, jc, nc, pc, kc, sb); bp = sb; }
+      else { aot__pack_b_block(B->p, B->s0, B->s1, N, jc, nc, pc, kc, sb); bp = sb; }
+      for (int64_t ic = 0; ic < M; ic += AOT_GEMM_MC) {
+        const int64_t mc = AOT__MIN(AOT_GEMM_MC, M - ic);
+        const float* ap;
+        if (A->packed) ap = A->p + pc * mp + ic * kc;
+        else { aot__pack_a_block(A->p, A->s0, A->s1, M, ic, mc, pc, kc, sa); ap = sa; }
+        for (int64_t jr = 0; jr < nc; jr += AOT_GEMM_NR) {
+          const int64_t nr = AOT__MIN(AOT_GEMM_NR, nc - jr);
+#ifdef AOT__HAVE_MICRO2
+          if (jr + AOT_GEMM_NR < nc) { /* two panels at once */
+            const int64_t nr2 = AOT__MIN(AOT_GEMM_NR, nc - jr - AOT_GEMM_NR);
+            for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
+              const int64_t mr = AOT__MIN(AOT_GEMM_MR, mc - ir);
+              float* c = C + (ic + ir) * c_m + (jc + jr) * c_n;
+              aot__direct dr = {0, first, 0, c, c_m, 0, 0, -INFINITY, INFINITY};
+              dr.on = direct_ok && mr == AOT_GEMM_MR && nr2 == AOT_GEMM_NR;
+              if (dr.on && last && ep) {
+                dr.epi = 1;
+                if (ep->bias) { dr.bias = ep->bias + (ic + ir) * ep->bias_m; dr.bias_m = ep->bias_m; }
+                if (ep->act == AOT_ACT_RELU) dr.lo = 0.f;
+                if (ep->act == AOT_ACT_CLAMP) { dr.lo = ep->lo; dr.hi = ep->hi; }
+              }
+              aot__micro2(kc, ap + ir * kc, bp + jr * kc, bp + (jr + AOT_GEMM_NR) * kc, t0, t1, &dr);
+              if (dr.on) continue;
+              aot__store_tile(t0, mr, nr, c, c_m, c_n, first, last, ep, ic + ir, jc + jr);
+              aot__store_tile(t1, mr, nr2, c + AOT_GEMM_NR * c_n, c_m, c_n, first, last, ep, ic + ir,
+                              jc + jr + AOT_GEMM_NR);
+            }
+            jr += AOT_GEMM_NR;
+            continue;
+          }
+#endif
+          for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
+            const int64_t mr = AOT__MIN(AOT_GEMM_MR, mc - ir);
+            aot__micro(kc, ap + ir * kc, bp + jr * kc, t0);
+            aot__store_tile(t0, mr, nr, C + (ic + ir) * c_m + (jc + jr) * c_n, c_m, c_n, first, last, ep, ic + ir,
+                            jc + jr);
+          }
+        }
+      }
+    }
+  }
+}

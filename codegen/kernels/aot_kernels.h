@@ -1,0 +1,101 @@
+/* atenaot's CPU kernel library (C99): a blocked SGEMM on packed panels with
+ * per-ISA micro-kernels, convolution as GEMM on im2col panels packed
+ * straight from the image, a depthwise convolution, and a fused epilogue
+ * (bias, residual add, activation) applied in the store.
+ *
+ * Generated libraries carry these sources (functions static there, so two
+ * models link into one program); atenaot itself links them to prepack
+ * weights at compile time. The packed layouts depend only on the constants
+ * below, never on the ISA the library is built for: a weight packed by the
+ * compiler suits every micro-kernel. Nothing here allocates: scratch comes
+ * from the caller (the planned arena). */
+#ifndef AOT_KERNELS_H
+#define AOT_KERNELS_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef AOT_KAPI
+#define AOT_KAPI static
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Panel widths of the packed operands (rows of A, columns of B), and the
+ * cache blocks: K in blocks of KC (a block's sum stays in registers, so the
+ * float error grows with KC + K/KC, not K), A in MC rows, B in NC columns. */
+#define AOT_GEMM_MR 8
+#define AOT_GEMM_NR 16
+#define AOT_GEMM_KC 256
+#define AOT_GEMM_MC 128
+#define AOT_GEMM_NC 512
+
+enum { AOT_ACT_NONE = 0, AOT_ACT_RELU, AOT_ACT_CLAMP, AOT_ACT_HARDSWISH, AOT_ACT_SIGMOID, AOT_ACT_SILU };
+
+/* out[m, n] = act(acc[m, n] + bias[m*bias_m + n*bias_n] + res[m*res_m + n*res_n]);
+ * bias and res optional (NULL); CLAMP uses lo and hi. */
+typedef struct aot__epilogue {
+  const float* bias;
+  int64_t bias_m, bias_n;
+  const float* res;
+  int64_t res_m, res_n;
+  int act;
+  float lo, hi;
+} aot__epilogue;
+
+/* A CHW image read as the im2col matrix B[k, n]: k = (c, kh, kw) row-major,
+ * n = (oh, ow) row-major; zero outside the image (padding). */
+typedef struct aot__conv_geom {
+  int64_t C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW;
+} aot__conv_geom;
+
+/* A GEMM operand: element (i, j) at p[i*s0 + j*s1]; or, with packed set, p
+ * holds the whole matrix in the packed layout (aot__sgemm_pack_a/_b); or, for
+ * B only, conv set: p is the image conv describes. */
+typedef struct aot__operand {
+  const float* p;
+  int64_t s0, s1;
+  int packed;
+  const aot__conv_geom* conv;
+} aot__operand;
+
+/* act(v) as the epilogue defines it (one element). */
+static inline float aot__act(float v, const aot__epilogue* ep) {
+  switch (ep->act) {
+    case AOT_ACT_RELU: return v < 0.f ? 0.f : v;
+    case AOT_ACT_CLAMP: return v < ep->lo ? ep->lo : (v > ep->hi ? ep->hi : v);
+    case AOT_ACT_HARDSWISH: {
+      const float r = v + 3.f < 0.f ? 0.f : (v + 3.f > 6.f ? 6.f : v + 3.f);
+      return v * r / 6.f;
+    }
+    case AOT_ACT_SIGMOID: return 1.f / (1.f + expf(-v));
+    case AOT_ACT_SILU: return v / (1.f + expf(-v));
+    default: return v;
+  }
+}
+
+/* Floats of a packed A (M x K) or B (K x N). */
+AOT_KAPI int64_t aot__sgemm_packed_a_floats(int64_t M, int64_t K);
+AOT_KAPI int64_t aot__sgemm_packed_b_floats(int64_t K, int64_t N);
+/* Packs a strided matrix into the packed layout (compile time, or tests). */
+AOT_KAPI void aot__sgemm_pack_a(int64_t M, int64_t K, const float* A, int64_t a_m, int64_t a_k, float* dst);
+AOT_KAPI void aot__sgemm_pack_b(int64_t K, int64_t N, const float* B, int64_t b_k, int64_t b_n, float* dst);
+/* Scratch floats aot__sgemm needs for operands that are not prepacked. */
+AOT_KAPI int64_t aot__sgemm_scratch_floats(int64_t M, int64_t N, int64_t K, int a_packed, int b_packed);
+/* C[m, n] (element at C[m*c_m + n*c_n]) = epilogue(sum_k A[m, k] B[k, n]).
+ * ep may be NULL; scratch 64-byte aligned, aot__sgemm_scratch_floats long. */
+AOT_KAPI void aot__sgemm(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B, float* C,
+                         int64_t c_m, int64_t c_n, const aot__epilogue* ep, float* scratch);
+/* Depthwise convolution of a CHW image (one filter of KH x KW per channel,
+ * w[c][kh][kw]) into y (C x OH x OW), epilogue per channel m = c. */
+AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, const float* w, float* y,
+                                    const aot__epilogue* ep);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AOT_KERNELS_H */

@@ -1,0 +1,236 @@
+// The kernel library against naive float64 references on awkward shapes
+// (edges of every block size, strided and transposed operands, padding,
+// dilation, stride), for the micro-kernel the test binary was built with
+// (BUILD builds it portable, AVX2+FMA and AVX-512; a variant whose ISA this
+// CPU lacks reports itself skipped).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "codegen/kernels/aot_kernels.h"
+
+namespace {
+
+bool IsaPresent() {
+#if defined(__AVX512F__)
+  return __builtin_cpu_supports("avx512f");
+#elif defined(__AVX2__)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return true;
+#endif
+}
+
+#define REQUIRE_ISA() \
+  if (!IsaPresent()) GTEST_SKIP() << "this CPU lacks the ISA this test variant was built for"
+
+std::vector<float> Random(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+double Act(double v, const aot__epilogue& ep) {
+  switch (ep.act) {
+    case AOT_ACT_RELU: return v < 0 ? 0 : v;
+    case AOT_ACT_CLAMP: return std::min<double>(std::max<double>(v, ep.lo), ep.hi);
+    case AOT_ACT_HARDSWISH: return v * std::min(std::max(v + 3, 0.0), 6.0) / 6;
+    case AOT_ACT_SIGMOID: return 1 / (1 + std::exp(-v));
+    case AOT_ACT_SILU: return v / (1 + std::exp(-v));
+    default: return v;
+  }
+}
+
+double Epilogue(double acc, const aot__epilogue* ep, int64_t m, int64_t n) {
+  if (!ep) return acc;
+  if (ep->bias) acc += ep->bias[m * ep->bias_m + n * ep->bias_n];
+  if (ep->res) acc += ep->res[m * ep->res_m + n * ep->res_n];
+  return Act(acc, *ep);
+}
+
+// |got - want| within a few float ulps of the sum of |terms| (the scale).
+void ExpectNear(const std::vector<float>& got, const std::vector<double>& want, const std::vector<double>& scale,
+                const std::string& what) {
+  int bad = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double tol = 1e-6 * (scale[i] + 1) * 8;
+    if (!(std::fabs(got[i] - want[i]) <= tol) && bad++ < 5)
+      ADD_FAILURE() << what << ": element " << i << " got " << got[i] << " want " << want[i];
+  }
+}
+
+struct GemmCase {
+  int64_t M, N, K;
+  bool a_packed, b_packed, a_trans, c_trans;
+  int act;
+  bool bias_row, res;
+};
+
+void RunGemm(const GemmCase& t) {
+  const int64_t M = t.M, N = t.N, K = t.K;
+  std::vector<float> a = Random(static_cast<size_t>(M * K), 1), b = Random(static_cast<size_t>(K * N), 2);
+  std::vector<float> bias = Random(static_cast<size_t>(std::max(M, N)), 3), res = Random(static_cast<size_t>(M * N), 4);
+  // A stored [M, K] or transposed [K, M]; B always [K, N].
+  const int64_t a_m = t.a_trans ? 1 : K, a_k = t.a_trans ? M : 1;
+  const int64_t c_m = t.c_trans ? 1 : N, c_n = t.c_trans ? M : 1;
+  aot__epilogue ep = {};
+  ep.act = t.act;
+  ep.lo = -0.25f;
+  ep.hi = 0.5f;
+  if (t.bias_row) { ep.bias = bias.data(); ep.bias_m = 1; ep.bias_n = 0; }
+  else { ep.bias = bias.data(); ep.bias_m = 0; ep.bias_n = 1; }
+  if (t.res) { ep.res = res.data(); ep.res_m = N; ep.res_n = 1; }
+  std::vector<float> pa, pb;
+  aot__operand A = {a.data(), a_m, a_k, 0, nullptr}, B = {b.data(), N, 1, 0, nullptr};
+  if (t.a_packed) {
+    pa.resize(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
+    aot__sgemm_pack_a(M, K, a.data(), a_m, a_k, pa.data());
+    A = {pa.data(), 0, 0, 1, nullptr};
+  }
+  if (t.b_packed) {
+    pb.resize(static_cast<size_t>(aot__sgemm_packed_b_floats(K, N)));
+    aot__sgemm_pack_b(K, N, b.data(), N, 1, pb.data());
+    B = {pb.data(), 0, 0, 1, nullptr};
+  }
+  std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, t.a_packed, t.b_packed)) + 16);
+  std::vector<float> c(static_cast<size_t>(M * N), NAN);
+  aot__sgemm(M, N, K, &A, &B, c.data(), c_m, c_n, &ep, scratch.data());
+  std::vector<float> got(static_cast<size_t>(M * N));
+  std::vector<double> want(got.size()), scale(got.size());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double s = 0, sa = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const double p = static_cast<double>(a[m * a_m + k * a_k]) * b[k * N + n];
+        s += p;
+        sa += std::fabs(p);
+      }
+      want[m * N + n] = Epilogue(s, &ep, m, n);
+      scale[m * N + n] = sa;
+      got[m * N + n] = c[m * c_m + n * c_n];
+    }
+  ExpectNear(got, want, scale,
+             "gemm " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K));
+}
+
+TEST(Sgemm, AwkwardShapesAndOperandForms) {
+  REQUIRE_ISA();
+  const int64_t shapes[][3] = {{1, 1, 1},    {7, 13, 5},   {8, 16, 256}, {9, 17, 257},  {8, 33, 3},
+                               {130, 530, 600}, {64, 49, 1000}, {3, 700, 40}, {129, 15, 513}};
+  for (const auto& s : shapes)
+    for (int form = 0; form < 4; ++form)
+      RunGemm({s[0], s[1], s[2], (form & 1) != 0, (form & 2) != 0, false, false, AOT_ACT_NONE, true, false});
+}
+
+TEST(Sgemm, TransposedOperandsAndStridedOutput) {
+  REQUIRE_ISA();
+  RunGemm({37, 45, 300, false, false, true, false, AOT_ACT_NONE, false, false});
+  RunGemm({37, 45, 300, false, true, false, true, AOT_ACT_RELU, false, true});
+  RunGemm({5, 100, 7, true, false, false, true, AOT_ACT_NONE, true, false});
+}
+
+TEST(Sgemm, EpilogueActivations) {
+  REQUIRE_ISA();
+  for (int act : {AOT_ACT_RELU, AOT_ACT_CLAMP, AOT_ACT_HARDSWISH, AOT_ACT_SIGMOID, AOT_ACT_SILU})
+    for (bool res : {false, true}) RunGemm({19, 40, 70, true, false, false, false, act, true, res});
+}
+
+TEST(Sgemm, EmptySumIsTheEpilogueOfZero) {
+  REQUIRE_ISA();
+  RunGemm({5, 6, 0, false, false, false, false, AOT_ACT_RELU, true, true});
+}
+
+aot__conv_geom Geom(int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t S, int64_t P, int64_t D) {
+  aot__conv_geom g = {C, H, W, KH, KW, S, S, P, P, D, D, 0, 0};
+  g.OH = (H + 2 * P - D * (KH - 1) - 1) / S + 1;
+  g.OW = (W + 2 * P - D * (KW - 1) - 1) / S + 1;
+  return g;
+}
+
+// y[oc] = sum over (c, kh, kw) of w[oc][c][kh][kw] x[c][ih][iw]; cin = C (groups 1) or 1 (depthwise).
+void NaiveConv(const aot__conv_geom& g, const std::vector<float>& x, const std::vector<float>& w, int64_t cout,
+               bool depthwise, std::vector<double>* y, std::vector<double>* scale) {
+  const int64_t cin = depthwise ? 1 : g.C;
+  y->assign(static_cast<size_t>(cout * g.OH * g.OW), 0);
+  scale->assign(y->size(), 0);
+  for (int64_t oc = 0; oc < cout; ++oc)
+    for (int64_t oh = 0; oh < g.OH; ++oh)
+      for (int64_t ow = 0; ow < g.OW; ++ow) {
+        double s = 0, sa = 0;
+        for (int64_t c = 0; c < cin; ++c)
+          for (int64_t kh = 0; kh < g.KH; ++kh)
+            for (int64_t kw = 0; kw < g.KW; ++kw) {
+              const int64_t ih = oh * g.SH - g.PH + kh * g.DH, iw = ow * g.SW - g.PW + kw * g.DW;
+              if (ih < 0 || ih >= g.H || iw < 0 || iw >= g.W) continue;
+              const int64_t xc = depthwise ? oc : c;
+              const double p = static_cast<double>(w[((oc * cin + c) * g.KH + kh) * g.KW + kw]) * x[(xc * g.H + ih) * g.W + iw];
+              s += p;
+              sa += std::fabs(p);
+            }
+        (*y)[(oc * g.OH + oh) * g.OW + ow] = s;
+        (*scale)[(oc * g.OH + oh) * g.OW + ow] = sa;
+      }
+}
+
+TEST(Conv, Im2colPanelsMatchNaiveConvolution) {
+  REQUIRE_ISA();
+  struct C { int64_t C, H, W, KH, KW, S, P, D, cout; };
+  const C cases[] = {{3, 23, 37, 7, 7, 2, 3, 1, 10}, {16, 20, 40, 3, 3, 1, 1, 1, 9}, {5, 9, 9, 1, 1, 2, 0, 1, 17},
+                     {4, 12, 33, 3, 3, 1, 2, 2, 8},  {2, 5, 6, 3, 3, 1, 1, 1, 3},   {30, 7, 7, 3, 3, 1, 1, 1, 70}};
+  for (const C& t : cases) {
+    const aot__conv_geom g = Geom(t.C, t.H, t.W, t.KH, t.KW, t.S, t.P, t.D);
+    const int64_t K = t.C * t.KH * t.KW, N = g.OH * g.OW;
+    std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 5), w = Random(static_cast<size_t>(t.cout * K), 6);
+    std::vector<float> bias = Random(static_cast<size_t>(t.cout), 7);
+    std::vector<float> pw(static_cast<size_t>(aot__sgemm_packed_a_floats(t.cout, K)));
+    aot__sgemm_pack_a(t.cout, K, w.data(), K, 1, pw.data());
+    aot__operand A = {pw.data(), 0, 0, 1, nullptr}, B = {x.data(), 0, 0, 0, &g};
+    aot__epilogue ep = {};
+    ep.bias = bias.data();
+    ep.bias_m = 1;
+    ep.act = AOT_ACT_RELU;
+    std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(t.cout, N, K, 1, 0)));
+    std::vector<float> y(static_cast<size_t>(t.cout * N), NAN);
+    aot__sgemm(t.cout, N, K, &A, &B, y.data(), N, 1, &ep, scratch.data());
+    std::vector<double> want, scale;
+    NaiveConv(g, x, w, t.cout, false, &want, &scale);
+    for (int64_t m = 0; m < t.cout; ++m)
+      for (int64_t n = 0; n < N; ++n) want[m * N + n] = Epilogue(want[m * N + n], &ep, m, n);
+    ExpectNear(y, want, scale, "conv C=" + std::to_string(t.C) + " k=" + std::to_string(t.KH));
+  }
+}
+
+TEST(Conv, DepthwiseMatchesNaive) {
+  REQUIRE_ISA();
+  struct C { int64_t C, H, W, K, S, P, D; };
+  const C cases[] = {{5, 13, 17, 3, 1, 1, 1}, {4, 14, 15, 3, 2, 1, 1}, {3, 9, 11, 5, 2, 2, 1}, {2, 12, 12, 3, 1, 2, 2},
+                     {3, 2, 3, 3, 1, 1, 1}};
+  for (const C& t : cases) {
+    const aot__conv_geom g = Geom(t.C, t.H, t.W, t.K, t.K, t.S, t.P, t.D);
+    std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 8), w = Random(static_cast<size_t>(t.C * t.K * t.K), 9);
+    std::vector<float> bias = Random(static_cast<size_t>(t.C), 10), res = Random(static_cast<size_t>(t.C * g.OH * g.OW), 11);
+    aot__epilogue ep = {};
+    ep.bias = bias.data();
+    ep.bias_m = 1;
+    ep.res = res.data();
+    ep.res_m = g.OH * g.OW;
+    ep.res_n = 1;
+    ep.act = AOT_ACT_CLAMP;
+    ep.lo = 0;
+    ep.hi = 0.75f;
+    std::vector<float> y(static_cast<size_t>(t.C * g.OH * g.OW), NAN);
+    aot__conv2d_depthwise(&g, x.data(), w.data(), y.data(), &ep);
+    std::vector<double> want, scale;
+    NaiveConv(g, x, w, t.C, true, &want, &scale);
+    const int64_t N = g.OH * g.OW;
+    for (int64_t m = 0; m < t.C; ++m)
+      for (int64_t n = 0; n < N; ++n) want[m * N + n] = Epilogue(want[m * N + n], &ep, m, n);
+    ExpectNear(y, want, scale, "depthwise k=" + std::to_string(t.K) + " s=" + std::to_string(t.S));
+  }
+}
+
+}  // namespace
