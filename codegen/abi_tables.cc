@@ -42,9 +42,14 @@ StatusOr<std::string> TensorInfoTable(const Graph& g, const std::string& sym, bo
   return os.str();
 }
 
-std::string WeightsCheckSource(const std::string& name, const std::vector<uint8_t>& bytes, bool in_file) {
+std::string Crc32Hex(const std::vector<uint8_t>& bytes) {
   char crc[16];
   std::snprintf(crc, sizeof(crc), "0x%08Xu", aot__crc32(0, bytes.data(), bytes.size()));
+  return crc;
+}
+
+std::string WeightsCheckSource(const std::string& name, const std::vector<uint8_t>& bytes, bool in_file) {
+  const std::string crc = Crc32Hex(bytes);
   const std::string what = in_file ? "the weights file " + name + ".weights" : "the weights embedded in " + name;
   const std::string why = in_file ? "fails its CRC-32 check: it was changed after the build, or comes from another build"
                                   : "fail their CRC-32 check: the library was changed after the build";

@@ -18,6 +18,9 @@ std::vector<bool> MutatedInputs(const Graph& g);
 // cannot describe.
 StatusOr<std::string> TensorInfoTable(const Graph& g, const std::string& sym, bool inputs);
 
+// "0x1234ABCDu": the CRC-32 (zlib's) of bytes, as a C literal.
+std::string Crc32Hex(const std::vector<uint8_t>& bytes);
+
 // The weights check of a compiled library: aot_crc32.h's source, then
 //   static int aot__check_weights(const void* w, char* err, size_t err_len)
 // which returns AOT_OK when the `bytes` the model was built with are what
