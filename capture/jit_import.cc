@@ -90,6 +90,7 @@ class JitImporter {
       Value* v = g_->AddInput(UniqueName(jv->debugName()), m);
       tensors_[jv] = v;
       env_[jv] = run_inputs[i];
+      data_origin_[jv] = jv->debugName();
     }
     for (const jit::Node* n : jg.nodes()) AOT_RETURN_IF_ERROR(ImportNode(n).WithContext("import " + Describe(n)));
     std::vector<Value*> flat;
@@ -282,6 +283,7 @@ class JitImporter {
       auto iv = jit::toIValue(n->output());
       if (!iv) return Unsupported("a constant of type " + n->output()->type()->str() + " cannot be read");
       env_[n->output()] = *iv;
+      if (iv->isTensor()) static_tensors_.insert(n->output());  // part of the program, not input data
       return Status::Ok();
     }
     if (kind == jit::prim::ListConstruct) {
@@ -291,6 +293,7 @@ class JitImporter {
       for (const jit::Value* in : n->inputs()) list.push_back(env_.at(in));
       env_[n->output()] = list;
       elems_[n->output()] = std::vector<const jit::Value*>(n->inputs().begin(), n->inputs().end());
+      RecordDataOrigin(n);
       return Status::Ok();
     }
     if (kind == jit::prim::TupleConstruct) {
@@ -298,6 +301,7 @@ class JitImporter {
       for (const jit::Value* in : n->inputs()) items.push_back(env_.at(in));
       env_[n->output()] = c10::ivalue::Tuple::create(std::move(items));
       elems_[n->output()] = std::vector<const jit::Value*>(n->inputs().begin(), n->inputs().end());
+      RecordDataOrigin(n);
       return Status::Ok();
     }
     if (kind == jit::prim::ListUnpack || kind == jit::prim::TupleUnpack) {
@@ -320,6 +324,7 @@ class JitImporter {
           Alias(out, el->second[k]);
         }
       }
+      RecordDataOrigin(n);
       return Status::Ok();
     }
     if (kind == jit::prim::NumToTensor) return FoldStatic(n, kname);
@@ -340,6 +345,12 @@ class JitImporter {
 
     const OpInfo* op = ops_.Find(qname);
     if (!op) return Unsupported("op " + qname + " is not a dispatcher operator atenaot knows");
+    AOT_ASSIGN_OR_RETURN(bool folded, FoldShapeArithmetic(n, *op));
+    if (folded) return Status::Ok();
+    if (IsEvalDropout(n, *op)) {
+      Alias(n->output(), n->input(0));
+      return Status::Ok();
+    }
     AOT_RETURN_IF_ERROR(CheckStaticShape(n, *op));
     if (!op->Representable())
       return Unsupported("op " + qname + " has argument or return types atenaot cannot represent");
@@ -388,6 +399,7 @@ class JitImporter {
     }
     if (list_ret) list_values_[n->output()] = node->outputs();
     for (size_t k = 0; k < results.size(); ++k) env_[n->outputs()[k]] = results[k];
+    RecordDataOrigin(n);
     return Status::Ok();
   }
 
@@ -430,6 +442,57 @@ class JitImporter {
     return Status::Ok();
   }
 
+  // Traces record shape arithmetic (`x.size(1) // heads`) as tensor ops on
+  // prim::NumToTensor results and constants. Shapes are fixed by the sample
+  // inputs, so an op whose tensor inputs are all such static values and whose
+  // results are scalars (0-dim) is evaluated here instead of imported; a
+  // later aten::Int folds it into a literal, and a real op using it as an
+  // operand gets it as a weight.
+  StatusOr<bool> FoldShapeArithmetic(const jit::Node* n, const OpInfo& op) {
+    if (op.Writes() || op.IsView() || n->inputs().empty()) return false;
+    bool any_tensor = false;
+    for (const jit::Value* in : n->inputs()) {
+      const c10::IValue& iv = env_.at(in);
+      if (iv.isTensor()) {
+        if (!static_tensors_.count(in)) return false;
+        any_tensor = true;
+      } else if (iv.isList() && !iv.isIntList() && !iv.isDoubleList() && !iv.isBoolList()) {
+        return false;  // tensor lists: not shape arithmetic
+      }
+    }
+    if (!any_tensor) return false;
+    for (const jit::Value* o : n->outputs())
+      if (!o->type()->cast<c10::TensorType>()) return false;
+    AOT_ASSIGN_OR_RETURN(std::vector<c10::IValue> results, Execute(n));
+    for (const c10::IValue& r : results)
+      if (!r.isTensor() || r.toTensor().dim() != 0) return false;  // imported as a real op instead
+    for (size_t k = 0; k < results.size(); ++k) {
+      env_[n->outputs()[k]] = results[k];
+      static_tensors_.insert(n->outputs()[k]);
+    }
+    return true;
+  }
+
+  // For error messages: the first graph input whose data flows into n's results.
+  void RecordDataOrigin(const jit::Node* n) {
+    for (const jit::Value* in : n->inputs()) {
+      auto it = data_origin_.find(in);
+      if (it == data_origin_.end()) continue;
+      for (const jit::Value* o : n->outputs()) data_origin_[o] = it->second;
+      return;
+    }
+  }
+
+  // Eval-mode dropout (train=False) returns its input, in every variant.
+  bool IsEvalDropout(const jit::Node* n, const OpInfo& op) {
+    static const std::unordered_set<std::string> kDropouts = {
+        "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
+        "feature_alpha_dropout", "feature_alpha_dropout_"};
+    if (!kDropouts.count(op.schema.name) || n->inputs().size() != 3 || n->outputs().size() != 1) return false;
+    const c10::IValue& train = env_.at(n->input(2));
+    return train.isBool() && !train.toBool() && env_.at(n->input(0)).isTensor();
+  }
+
   // Non-tensor results: shape arithmetic and constants fold into literals.
   // Reading tensor *data* into a scalar would freeze one sample's values into
   // the program, so it is rejected.
@@ -437,8 +500,11 @@ class JitImporter {
     for (const jit::Value* in : n->inputs()) {
       if (!in->type()->cast<c10::TensorType>()) continue;
       if (static_tensors_.count(in) || IsMetadataQuery(kname)) continue;
-        return Unsupported("op " + kname + " turns tensor data into a Python scalar (data-dependent); "
-                         "atenaot compiles only programs whose control values depend on shapes");
+      auto origin = data_origin_.find(in);
+      std::string from = origin == data_origin_.end() ? "tensor values" : "the values of input %" + origin->second;
+      return Unsupported("op " + kname + " turns tensor data into a Python scalar (data-dependent): %" +
+                         in->debugName() + " is computed from " + from +
+                         ", not only from shapes; atenaot compiles only programs whose control values depend on shapes");
     }
     AOT_ASSIGN_OR_RETURN(std::vector<c10::IValue> results, Execute(n));
     for (size_t k = 0; k < results.size(); ++k) env_[n->outputs()[k]] = results[k];
@@ -466,6 +532,7 @@ class JitImporter {
     if (elems_.count(from)) elems_[to] = elems_[from];
     if (list_values_.count(from)) list_values_[to] = list_values_[from];
     if (static_tensors_.count(from)) static_tensors_.insert(to);
+    if (data_origin_.count(from)) data_origin_[to] = data_origin_[from];
   }
 
   Status BuildTree(const jit::Value* jv, std::vector<Value*>* flat, OutputTree* tree) {
@@ -510,6 +577,7 @@ class JitImporter {
   std::unordered_map<const jit::Value*, std::vector<const jit::Value*>> elems_;
   std::unordered_map<const jit::Value*, std::vector<Value*>> list_values_;
   std::unordered_set<const jit::Value*> static_tensors_;
+  std::unordered_map<const jit::Value*, std::string> data_origin_;
   std::unordered_map<const c10::StorageImpl*, int64_t> storage_ids_;
 };
 
