@@ -140,16 +140,23 @@ class JitImporter {
     auto e = env_.find(jv);
     if (e == env_.end() || !e->second.isTensor())
       return Internal("no tensor recorded for %" + jv->debugName());
-    const at::Tensor t = e->second.toTensor();
+    AOT_ASSIGN_OR_RETURN(Value* v, AddWeight(e->second.toTensor(), jv->debugName(), &env_[jv]));
+    tensors_[jv] = v;
+    return v;
+  }
+
+  // A weight holding t's values; *laid_out_out (when given) becomes the
+  // tensor later ops on it run on.
+  StatusOr<Value*> AddWeight(const at::Tensor t, const std::string& want_name, c10::IValue* laid_out_out) {
     AOT_ASSIGN_OR_RETURN(WeightData w, WeightFromTensor(t));
-    std::string name = UniqueName(jv->debugName());
+    std::string name = UniqueName(want_name);
     w.meta.storage = g_->NewStorageId();
     // Later ops (views of the constant) run on a tensor laid out like the
     // weight, in a storage that maps to the weight's id, so their storage ids
     // and offsets are the weight's (bug I1: they kept the constant's own).
     at::Tensor laid_out = at::empty(t.sizes(), t.options()).copy_(t);  // strides as ContiguousStrides
     storage_ids_[laid_out.storage().unsafeGetStorageImpl()] = w.meta.storage;
-    env_[jv] = laid_out;
+    if (laid_out_out) *laid_out_out = laid_out;
     // The constant itself, when it is exactly its storage and no other value
     // claimed it, maps there too (a list built before holds it).
     const c10::StorageImpl* own = t.storage().unsafeGetStorageImpl();
@@ -158,7 +165,6 @@ class JitImporter {
       storage_ids_[own] = w.meta.storage;
     Value* v = g_->AddWeight(name, name, w.meta);
     g_->weights()[name] = std::move(w);
-    tensors_[jv] = v;
     return v;
   }
 
@@ -516,7 +522,19 @@ class JitImporter {
     auto lv = list_values_.find(jv);
     if (lv != list_values_.end()) return lv->second;
     auto el = elems_.find(jv);
-    if (el == elems_.end()) return Unsupported("a tensor list argument was not built in the graph");
+    if (el == elems_.end()) {
+      // A constant list (an RNN's frozen parameters): one weight per element.
+      const c10::IValue& iv = env_.at(jv);
+      if (!iv.isList()) return Unsupported("a tensor list argument was not built in the graph");
+      std::vector<Value*> out;
+      for (const c10::IValue& e : iv.toListRef()) {
+        if (!e.isTensor()) return Unsupported("a constant tensor list holds a " + e.tagKind());
+        AOT_ASSIGN_OR_RETURN(Value* v, AddWeight(e.toTensor(), jv->debugName() + "_" + std::to_string(out.size()), nullptr));
+        out.push_back(v);
+      }
+      list_values_[jv] = out;
+      return out;
+    }
     std::vector<Value*> out;
     for (const jit::Value* e : el->second) {
       if (env_.at(e).isNone()) { out.push_back(nullptr); continue; }

@@ -59,8 +59,27 @@ BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment, const std::unor
     b.bytes = std::max(b.bytes, Extent(v->meta()));
     if (defines) b.values.push_back(v);
   };
-  for (const Node* n : g.nodes()) {
-    for (const Value* in : n->InputValues()) touch(in, t, false);
+  // A node whose results are all virtual runs inside the kernel of its
+  // consumers, so what it reads must stay live until the last of them runs
+  // (a fused chain's reads can lie far before its root: GRU gates).
+  std::vector<const Node*> order;
+  for (const Node* n : g.nodes()) order.push_back(n);
+  std::unordered_map<const Node*, int64_t> runs_at;
+  for (size_t i = order.size(); i-- > 0;) {
+    const Node* n = order[i];
+    int64_t at = static_cast<int64_t>(i);
+    bool all_virtual = virtual_values && !n->outputs().empty();
+    for (const Value* o : n->outputs()) all_virtual = all_virtual && virtual_values->count(o);
+    if (all_virtual)
+      for (const Value* o : n->outputs())
+        for (const Use& u : o->uses()) {
+          auto r = runs_at.find(u.user);
+          if (r != runs_at.end()) at = std::max(at, r->second);
+        }
+    runs_at[n] = at;
+  }
+  for (const Node* n : order) {
+    for (const Value* in : n->InputValues()) touch(in, runs_at[n], false);
     for (const Value* o : n->outputs()) touch(o, t, true);
     ++t;
   }

@@ -47,9 +47,6 @@ EXPECTED = {
     "transformer_encoder_fastpath_norm_first": "fails: aten::_transformer_encoder_layer_fwd (item 4)",
     "multihead_attention_fastpath": "fails: aten::_native_multi_head_attention (item 4)",
     "embedding_bag": "fails: aten::embedding_bag has no C lowering (item 6)",
-    "lstm": "fails: aten::lstm is not imported (item 3)",
-    "lstm_seq_first": "fails: aten::lstm is not imported (item 3)",
-    "gru": "fails: aten::gru is not imported (item 3)",
 }
 
 

@@ -83,9 +83,10 @@ class EmbeddingBagModel(nn.Module):
 class Rnn(nn.Module):
     """LSTM/GRU returning every output (y, h[, c])."""
 
-    def __init__(self, cls, batch_first=True):
+    def __init__(self, cls, batch_first=True, **kwargs):
         super().__init__()
-        self.rnn = cls(16, 32, num_layers=2, bidirectional=True, batch_first=batch_first)
+        kwargs.setdefault("bidirectional", True)
+        self.rnn = cls(16, 32, num_layers=2, batch_first=batch_first, **kwargs)
 
     def forward(self, x):
         y, h = self.rnn(x)
@@ -126,6 +127,8 @@ def _layers():
     out["lstm"] = (lambda: Rnn(nn.LSTM), [_randn(3, 5, 16)], True)
     out["gru"] = (lambda: Rnn(nn.GRU), [_randn(3, 5, 16)], True)
     out["lstm_seq_first"] = (lambda: Rnn(nn.LSTM, batch_first=False), [_randn(5, 3, 16)], True)
+    out["rnn_relu_no_bias"] = (lambda: Rnn(nn.RNN, batch_first=False, nonlinearity="relu", bias=False,
+                                           bidirectional=False), [_randn(5, 3, 16)], True)
     out["gpt_block"] = (GptBlock, [_randn(2, 12, 64)], True)
     tokens = torch.randint(0, 100, (4, 9), generator=torch.Generator().manual_seed(SEED + 2))
     out["embedding_pool"] = (EmbeddingPool, [tokens], True)
