@@ -388,8 +388,12 @@ class JitImporter {
     if (list_ret) {
       for (const c10::IValue& e : results[0].toListRef()) out_tensors.push_back(e.toTensor());
     } else {
-      for (const c10::IValue& r : results) {
+      for (c10::IValue& r : results) {
+        if (r.isNone()) r = at::Tensor();
         if (!r.isTensor()) return Unsupported("the op returned a non-tensor value");
+        // An undefined result (_native_multi_head_attention without weights)
+        // is imported as an empty tensor; using it would fail in eager too.
+        if (!r.toTensor().defined()) r = at::empty({0});
         out_tensors.push_back(r.toTensor());
       }
     }

@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "passes/decompose_attention.h"
 #include "passes/decompose_builder.h"
 #include "passes/decompose_rnn.h"
 
@@ -113,6 +114,8 @@ const std::map<std::string, MultiRule>& MultiTable() {
       {"aten::gru.input", UnrollRnn},
       {"aten::rnn_tanh.input", UnrollRnn},
       {"aten::rnn_relu.input", UnrollRnn},
+      {"aten::_native_multi_head_attention", DecomposeNativeMha},
+      {"aten::_transformer_encoder_layer_fwd", DecomposeEncoderLayer},
   };
   return table;
 }

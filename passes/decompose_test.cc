@@ -60,6 +60,27 @@ TEST(Decompose, UnrollsRecurrentLayersOverTheSequence) {
   EXPECT_NE(text.find(" : f32[2,3,10]"), std::string::npos) << text;
 }
 
+TEST(Decompose, NativeMultiHeadAttentionBecomesTheSlowPath) {
+  // Self-attention (q is k is v): one fused qkv linear, softmax over keys,
+  // the output projection; the bool key padding mask (mask_type 1) becomes a
+  // masked_fill; need_weights=false leaves an empty second result.
+  auto g = ParseGraph(R"(graph @f(%x: f32[2,5,8]@s0, %w: f32[24,8]@s1, %b: f32[24]@s2, %pw: f32[8,8]@s3, %pb: f32[8]@s4, %m: bool[2,5]@s5) {
+  %y, %a = aten::_native_multi_head_attention(%x, %x, %x, 8, 2, %w, %b, %pw, %pb, %m, false, true, 1) : f32[2,5,8]@s6, f32[0]@s7
+  return %y
+}
+)", SnapshotOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_TRUE(Decompose(**g, SnapshotOpTable()).ok());
+  ASSERT_TRUE(VerifyGraph(**g).ok()) << VerifyGraph(**g).ToString();
+  std::string text = PrintGraph(**g);
+  EXPECT_EQ(text.find("_native_multi_head_attention"), std::string::npos) << text;
+  EXPECT_EQ(Count(text, "aten::linear("), 2) << text;
+  EXPECT_NE(text.find("aten::linear(%x, %w, %b) : f32[2,5,24]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::view(%m, [2, 1, 1, 5]) : bool[2,1,1,5]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::masked_fill.Scalar("), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::softmax.int("), std::string::npos) << text;
+}
+
 TEST(Decompose, RefusesTrainingDropoutBetweenRnnLayers) {
   auto g = ParseGraph(R"(graph @f(%x: f32[3,2,4]@s0, %h: f32[2,2,5]@s1) {
   weight %a: f32[5,4]@s2 = "a"

@@ -43,9 +43,6 @@ TRACE_LIMIT_S = 60
 # Models known not to compile yet, with the cause (issue 14's item numbers).
 # --check fails when one of these starts passing, so the list stays true.
 EXPECTED = {
-    "transformer_encoder_fastpath": "fails: aten::_transformer_encoder_layer_fwd (item 4)",
-    "transformer_encoder_fastpath_norm_first": "fails: aten::_transformer_encoder_layer_fwd (item 4)",
-    "multihead_attention_fastpath": "fails: aten::_native_multi_head_attention (item 4)",
     "embedding_bag": "fails: aten::embedding_bag has no C lowering (item 6)",
 }
 

@@ -94,14 +94,16 @@ class Rnn(nn.Module):
 
 
 class Mha(nn.Module):
-    def __init__(self, need_weights=True):
+    def __init__(self, need_weights=True, padding=False):
         super().__init__()
         self.need_weights = need_weights
         self.mha = nn.MultiheadAttention(64, 4, batch_first=True)
+        # Key padding: the last 3 keys of the second sequence are masked out.
+        self.register_buffer("pad", torch.tensor([[False] * 10, [False] * 7 + [True] * 3]) if padding else None)
 
     def forward(self, q, kv=None):
         kv = q if kv is None else kv  # self-attention: PyTorch's fast path needs q is k is v
-        y, w = self.mha(q, kv, kv, need_weights=self.need_weights)
+        y, w = self.mha(q, kv, kv, need_weights=self.need_weights, key_padding_mask=self.pad)
         return (y, w) if self.need_weights else y
 
 
@@ -124,6 +126,7 @@ def _layers():
     out["multihead_attention"] = (Mha, [x, mem], True)
     # Self-attention without weights under no_grad: _native_multi_head_attention.
     out["multihead_attention_fastpath"] = (lambda: Mha(need_weights=False), [x], False)
+    out["multihead_attention_fastpath_padding"] = (lambda: Mha(need_weights=False, padding=True), [x], False)
     out["lstm"] = (lambda: Rnn(nn.LSTM), [_randn(3, 5, 16)], True)
     out["gru"] = (lambda: Rnn(nn.GRU), [_randn(3, 5, 16)], True)
     out["lstm_seq_first"] = (lambda: Rnn(nn.LSTM, batch_first=False), [_randn(5, 3, 16)], True)
