@@ -159,4 +159,8 @@ def build(name):
     side = 299 if name == "inception_v3" else 224
     kwargs = {"aux_logits": False, "init_weights": True} if name in ("inception_v3", "googlenet") else {}
     m = getattr(tvm, name)(**kwargs).eval()
+    with torch.no_grad():  # zero-initialized weights (ViT's head) would make every output 0
+        for p in m.parameters():
+            if p.dim() >= 2 and not p.any():
+                nn.init.normal_(p, std=0.02)
     return m, [_randn(1, 3, side, side)], False
