@@ -90,6 +90,7 @@ class JitImporter {
       Value* v = g_->AddInput(UniqueName(jv->debugName()), m);
       tensors_[jv] = v;
       env_[jv] = run_inputs[i];
+      data_origin_[jv] = jv->debugName();
     }
     for (const jit::Node* n : jg.nodes()) AOT_RETURN_IF_ERROR(ImportNode(n).WithContext("import " + Describe(n)));
     std::vector<Value*> flat;
@@ -139,16 +140,23 @@ class JitImporter {
     auto e = env_.find(jv);
     if (e == env_.end() || !e->second.isTensor())
       return Internal("no tensor recorded for %" + jv->debugName());
-    const at::Tensor t = e->second.toTensor();
+    AOT_ASSIGN_OR_RETURN(Value* v, AddWeight(e->second.toTensor(), jv->debugName(), &env_[jv]));
+    tensors_[jv] = v;
+    return v;
+  }
+
+  // A weight holding t's values; *laid_out_out (when given) becomes the
+  // tensor later ops on it run on.
+  StatusOr<Value*> AddWeight(const at::Tensor t, const std::string& want_name, c10::IValue* laid_out_out) {
     AOT_ASSIGN_OR_RETURN(WeightData w, WeightFromTensor(t));
-    std::string name = UniqueName(jv->debugName());
+    std::string name = UniqueName(want_name);
     w.meta.storage = g_->NewStorageId();
     // Later ops (views of the constant) run on a tensor laid out like the
     // weight, in a storage that maps to the weight's id, so their storage ids
     // and offsets are the weight's (bug I1: they kept the constant's own).
     at::Tensor laid_out = at::empty(t.sizes(), t.options()).copy_(t);  // strides as ContiguousStrides
     storage_ids_[laid_out.storage().unsafeGetStorageImpl()] = w.meta.storage;
-    env_[jv] = laid_out;
+    if (laid_out_out) *laid_out_out = laid_out;
     // The constant itself, when it is exactly its storage and no other value
     // claimed it, maps there too (a list built before holds it).
     const c10::StorageImpl* own = t.storage().unsafeGetStorageImpl();
@@ -157,7 +165,6 @@ class JitImporter {
       storage_ids_[own] = w.meta.storage;
     Value* v = g_->AddWeight(name, name, w.meta);
     g_->weights()[name] = std::move(w);
-    tensors_[jv] = v;
     return v;
   }
 
@@ -282,6 +289,7 @@ class JitImporter {
       auto iv = jit::toIValue(n->output());
       if (!iv) return Unsupported("a constant of type " + n->output()->type()->str() + " cannot be read");
       env_[n->output()] = *iv;
+      if (iv->isTensor()) static_tensors_.insert(n->output());  // part of the program, not input data
       return Status::Ok();
     }
     if (kind == jit::prim::ListConstruct) {
@@ -291,6 +299,7 @@ class JitImporter {
       for (const jit::Value* in : n->inputs()) list.push_back(env_.at(in));
       env_[n->output()] = list;
       elems_[n->output()] = std::vector<const jit::Value*>(n->inputs().begin(), n->inputs().end());
+      RecordDataOrigin(n);
       return Status::Ok();
     }
     if (kind == jit::prim::TupleConstruct) {
@@ -298,6 +307,7 @@ class JitImporter {
       for (const jit::Value* in : n->inputs()) items.push_back(env_.at(in));
       env_[n->output()] = c10::ivalue::Tuple::create(std::move(items));
       elems_[n->output()] = std::vector<const jit::Value*>(n->inputs().begin(), n->inputs().end());
+      RecordDataOrigin(n);
       return Status::Ok();
     }
     if (kind == jit::prim::ListUnpack || kind == jit::prim::TupleUnpack) {
@@ -320,6 +330,7 @@ class JitImporter {
           Alias(out, el->second[k]);
         }
       }
+      RecordDataOrigin(n);
       return Status::Ok();
     }
     if (kind == jit::prim::NumToTensor) return FoldStatic(n, kname);
@@ -340,6 +351,12 @@ class JitImporter {
 
     const OpInfo* op = ops_.Find(qname);
     if (!op) return Unsupported("op " + qname + " is not a dispatcher operator atenaot knows");
+    AOT_ASSIGN_OR_RETURN(bool folded, FoldShapeArithmetic(n, *op));
+    if (folded) return Status::Ok();
+    if (IsEvalDropout(n, *op)) {
+      Alias(n->output(), n->input(0));
+      return Status::Ok();
+    }
     AOT_RETURN_IF_ERROR(CheckStaticShape(n, *op));
     if (!op->Representable())
       return Unsupported("op " + qname + " has argument or return types atenaot cannot represent");
@@ -371,8 +388,12 @@ class JitImporter {
     if (list_ret) {
       for (const c10::IValue& e : results[0].toListRef()) out_tensors.push_back(e.toTensor());
     } else {
-      for (const c10::IValue& r : results) {
+      for (c10::IValue& r : results) {
+        if (r.isNone()) r = at::Tensor();
         if (!r.isTensor()) return Unsupported("the op returned a non-tensor value");
+        // An undefined result (_native_multi_head_attention without weights)
+        // is imported as an empty tensor; using it would fail in eager too.
+        if (!r.toTensor().defined()) r = at::empty({0});
         out_tensors.push_back(r.toTensor());
       }
     }
@@ -388,6 +409,7 @@ class JitImporter {
     }
     if (list_ret) list_values_[n->output()] = node->outputs();
     for (size_t k = 0; k < results.size(); ++k) env_[n->outputs()[k]] = results[k];
+    RecordDataOrigin(n);
     return Status::Ok();
   }
 
@@ -430,6 +452,57 @@ class JitImporter {
     return Status::Ok();
   }
 
+  // Traces record shape arithmetic (`x.size(1) // heads`) as tensor ops on
+  // prim::NumToTensor results and constants. Shapes are fixed by the sample
+  // inputs, so an op whose tensor inputs are all such static values and whose
+  // results are scalars (0-dim) is evaluated here instead of imported; a
+  // later aten::Int folds it into a literal, and a real op using it as an
+  // operand gets it as a weight.
+  StatusOr<bool> FoldShapeArithmetic(const jit::Node* n, const OpInfo& op) {
+    if (op.Writes() || op.IsView() || n->inputs().empty()) return false;
+    bool any_tensor = false;
+    for (const jit::Value* in : n->inputs()) {
+      const c10::IValue& iv = env_.at(in);
+      if (iv.isTensor()) {
+        if (!static_tensors_.count(in)) return false;
+        any_tensor = true;
+      } else if (iv.isList() && !iv.isIntList() && !iv.isDoubleList() && !iv.isBoolList()) {
+        return false;  // tensor lists: not shape arithmetic
+      }
+    }
+    if (!any_tensor) return false;
+    for (const jit::Value* o : n->outputs())
+      if (!o->type()->cast<c10::TensorType>()) return false;
+    AOT_ASSIGN_OR_RETURN(std::vector<c10::IValue> results, Execute(n));
+    for (const c10::IValue& r : results)
+      if (!r.isTensor() || r.toTensor().dim() != 0) return false;  // imported as a real op instead
+    for (size_t k = 0; k < results.size(); ++k) {
+      env_[n->outputs()[k]] = results[k];
+      static_tensors_.insert(n->outputs()[k]);
+    }
+    return true;
+  }
+
+  // For error messages: the first graph input whose data flows into n's results.
+  void RecordDataOrigin(const jit::Node* n) {
+    for (const jit::Value* in : n->inputs()) {
+      auto it = data_origin_.find(in);
+      if (it == data_origin_.end()) continue;
+      for (const jit::Value* o : n->outputs()) data_origin_[o] = it->second;
+      return;
+    }
+  }
+
+  // Eval-mode dropout (train=False) returns its input, in every variant.
+  bool IsEvalDropout(const jit::Node* n, const OpInfo& op) {
+    static const std::unordered_set<std::string> kDropouts = {
+        "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
+        "feature_alpha_dropout", "feature_alpha_dropout_"};
+    if (!kDropouts.count(op.schema.name) || n->inputs().size() != 3 || n->outputs().size() != 1) return false;
+    const c10::IValue& train = env_.at(n->input(2));
+    return train.isBool() && !train.toBool() && env_.at(n->input(0)).isTensor();
+  }
+
   // Non-tensor results: shape arithmetic and constants fold into literals.
   // Reading tensor *data* into a scalar would freeze one sample's values into
   // the program, so it is rejected.
@@ -437,8 +510,11 @@ class JitImporter {
     for (const jit::Value* in : n->inputs()) {
       if (!in->type()->cast<c10::TensorType>()) continue;
       if (static_tensors_.count(in) || IsMetadataQuery(kname)) continue;
-        return Unsupported("op " + kname + " turns tensor data into a Python scalar (data-dependent); "
-                         "atenaot compiles only programs whose control values depend on shapes");
+      auto origin = data_origin_.find(in);
+      std::string from = origin == data_origin_.end() ? "tensor values" : "the values of input %" + origin->second;
+      return Unsupported("op " + kname + " turns tensor data into a Python scalar (data-dependent): %" +
+                         in->debugName() + " is computed from " + from +
+                         ", not only from shapes; atenaot compiles only programs whose control values depend on shapes");
     }
     AOT_ASSIGN_OR_RETURN(std::vector<c10::IValue> results, Execute(n));
     for (size_t k = 0; k < results.size(); ++k) env_[n->outputs()[k]] = results[k];
@@ -450,7 +526,19 @@ class JitImporter {
     auto lv = list_values_.find(jv);
     if (lv != list_values_.end()) return lv->second;
     auto el = elems_.find(jv);
-    if (el == elems_.end()) return Unsupported("a tensor list argument was not built in the graph");
+    if (el == elems_.end()) {
+      // A constant list (an RNN's frozen parameters): one weight per element.
+      const c10::IValue& iv = env_.at(jv);
+      if (!iv.isList()) return Unsupported("a tensor list argument was not built in the graph");
+      std::vector<Value*> out;
+      for (const c10::IValue& e : iv.toListRef()) {
+        if (!e.isTensor()) return Unsupported("a constant tensor list holds a " + e.tagKind());
+        AOT_ASSIGN_OR_RETURN(Value* v, AddWeight(e.toTensor(), jv->debugName() + "_" + std::to_string(out.size()), nullptr));
+        out.push_back(v);
+      }
+      list_values_[jv] = out;
+      return out;
+    }
     std::vector<Value*> out;
     for (const jit::Value* e : el->second) {
       if (env_.at(e).isNone()) { out.push_back(nullptr); continue; }
@@ -466,6 +554,7 @@ class JitImporter {
     if (elems_.count(from)) elems_[to] = elems_[from];
     if (list_values_.count(from)) list_values_[to] = list_values_[from];
     if (static_tensors_.count(from)) static_tensors_.insert(to);
+    if (data_origin_.count(from)) data_origin_[to] = data_origin_[from];
   }
 
   Status BuildTree(const jit::Value* jv, std::vector<Value*>* flat, OutputTree* tree) {
@@ -510,6 +599,7 @@ class JitImporter {
   std::unordered_map<const jit::Value*, std::vector<const jit::Value*>> elems_;
   std::unordered_map<const jit::Value*, std::vector<Value*>> list_values_;
   std::unordered_set<const jit::Value*> static_tensors_;
+  std::unordered_map<const jit::Value*, std::string> data_origin_;
   std::unordered_map<const c10::StorageImpl*, int64_t> storage_ids_;
 };
 

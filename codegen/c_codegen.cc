@@ -558,10 +558,22 @@ class CEmitter final : public KernelLowering {
     const Value* w = n->input(2);
     const Value* b = n->input(3);
     double eps = n->args()[4].literal.kind == Literal::Kind::kFloat ? n->args()[4].literal.f : 1e-5;
-    if (!x->meta().IsContiguous() || !y->meta().IsContiguous()) return Unsupported("layer_norm on strided tensors");
     int64_t inner = 1;
     for (int64_t s : shape) inner *= s;
     const int64_t rows = x->meta().numel() / std::max<int64_t>(inner, 1);
+    // Any strides (ConvNeXt normalizes channels after a permute): offsets of
+    // row r and of element j within it, per tensor ("r * inner" and "j" when
+    // contiguous).
+    const size_t outer_dims = x->meta().sizes.size() - std::min(shape.size(), x->meta().sizes.size());
+    auto split = [&](const TensorMeta& m, bool outer) {
+      auto mid = static_cast<std::ptrdiff_t>(outer_dims);
+      std::vector<int64_t> sz = outer ? std::vector<int64_t>(m.sizes.begin(), m.sizes.begin() + mid)
+                                      : std::vector<int64_t>(m.sizes.begin() + mid, m.sizes.end());
+      std::vector<int64_t> st = outer ? std::vector<int64_t>(m.strides.begin(), m.strides.begin() + mid)
+                                      : std::vector<int64_t>(m.strides.begin() + mid, m.strides.end());
+      return StridedOffset(outer ? "r" : "j", sz, st);
+    };
+    const std::string xj = split(x->meta(), false), yj = split(y->meta(), false);
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::string pw, pb;
@@ -573,21 +585,21 @@ class CEmitter final : public KernelLowering {
       AOT_ASSIGN_OR_RETURN(pr, Ptr(n->output(2)));
     }
     loops_ << "  for (int64_t r = 0; r < " << rows << "; ++r) {\n";
-    loops_ << "    const int64_t o = r * " << inner << ";\n";
+    loops_ << "    const int64_t o = " << split(x->meta(), true) << ", oy = " << split(y->meta(), true) << "; (void)oy;\n";
     const DType t = x->meta().dtype == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64;
     const std::string a = AccT(t);
     loops_ << "    " << AccDecl(t, "mean", "0") << " " << AccDecl(t, "var", "0") << "\n";
-    loops_ << "    for (int64_t j = 0; j < " << inner << "; ++j) " << AccAdd(t, "mean", px + "[o + j]") << "\n";
+    loops_ << "    for (int64_t j = 0; j < " << inner << "; ++j) " << AccAdd(t, "mean", px + "[o + " + xj + "]") << "\n";
     loops_ << "    mean /= " << Num(t, static_cast<double>(inner)) << ";\n";
-    loops_ << "    for (int64_t j = 0; j < " << inner << "; ++j) { const " << a << " d = " << px << "[o + j] - mean; "
+    loops_ << "    for (int64_t j = 0; j < " << inner << "; ++j) { const " << a << " d = " << px << "[o + " << xj << "] - mean; "
            << AccAdd(t, "var", "d * d") << " }\n";
     loops_ << "    var /= " << Num(t, static_cast<double>(inner)) << ";\n";
     loops_ << "    const " << a << " rstd = " << Num(t, 1.0) << " / " << MathFn(t, "sqrt") << "(var + " << Num(t, eps) << ");\n";
     loops_ << "    for (int64_t j = 0; j < " << inner << "; ++j) {\n";
-    loops_ << "      " << a << " v = (" << px << "[o + j] - mean) * rstd;\n";
+    loops_ << "      " << a << " v = (" << px << "[o + " << xj << "] - mean) * rstd;\n";
     if (w) loops_ << "      v *= " << pw << "[j];\n";
     if (b) loops_ << "      v += " << pb << "[j];\n";
-    loops_ << "      " << py << "[o + j] = " << CCast("v", y->meta().dtype) << ";\n    }\n";
+    loops_ << "      " << py << "[oy + " << yj << "] = " << CCast("v", y->meta().dtype) << ";\n    }\n";
     if (!pm.empty()) loops_ << "    " << pm << "[r] = (float)mean; " << pr << "[r] = (float)rstd;\n";
     loops_ << "  }\n";
     return Status::Ok();

@@ -48,6 +48,21 @@ LoopSpace CoalesceLoops(const std::vector<int64_t>& sizes, const std::vector<std
   return {sz, st};
 }
 
+std::string StridedOffset(const std::string& var, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  LoopSpace ls = CoalesceLoops(sizes, {strides});
+  if (ls.sizes.empty()) return "0";
+  std::string out;
+  int64_t below = 1;  // product of the sizes of the dims after d
+  for (size_t d = ls.sizes.size(); d-- > 0;) {
+    const int64_t stride = ls.strides[0][d];
+    std::string idx = below == 1 ? var : "(" + var + " / " + std::to_string(below) + ")";
+    if (d > 0) idx = "(" + idx + " % " + std::to_string(ls.sizes[d]) + ")";
+    if (stride != 0) out = idx + (stride == 1 ? "" : " * " + std::to_string(stride)) + (out.empty() ? "" : " + " + out);
+    below *= ls.sizes[d];
+  }
+  return out.empty() ? "0" : out;
+}
+
 namespace {
 
 int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }

@@ -27,6 +27,11 @@ struct LoopSpace {
 };
 LoopSpace CoalesceLoops(const std::vector<int64_t>& sizes, const std::vector<std::vector<int64_t>>& strides);
 
+// A C expression for the element offset of row-major flat index `var` in a
+// tensor of these sizes and strides: "var" or "var * 7" when the dims
+// coalesce into one, else a sum of (var / a % b) * stride terms.
+std::string StridedOffset(const std::string& var, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+
 // Which kernel lowers a node that is not elementwise (both backends).
 enum class KernelKind {
   kReduce,             // sum, mean, amax, amin, prod

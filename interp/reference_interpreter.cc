@@ -185,7 +185,10 @@ class Interpreter {
                                std::to_string(n->outputs().size()));
     } else {
       if (stack.size() != n->outputs().size()) return Internal("result count differs from the graph");
-      for (const c10::IValue& v : stack) results.push_back(v.toTensor());
+      // Undefined results (_native_multi_head_attention without weights) are
+      // empty tensors, as the importer records them.
+      for (const c10::IValue& v : stack)
+        results.push_back(v.isNone() || !v.toTensor().defined() ? at::empty({0}) : v.toTensor());
     }
     return SetResults(n, std::move(results));
   }

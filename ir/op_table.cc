@@ -107,14 +107,31 @@ bool SameType(const SchemaType& a, const SchemaType& b) {
          a.elem_optional == b.elem_optional;
 }
 
-// True when `twin` takes exactly `args` (same order and types, names equal).
-bool ArgsMatch(const std::vector<const SchemaArg*>& args, const OpSchema& twin, size_t twin_skip) {
-  if (twin.args.size() - twin_skip != args.size()) return false;
+// True when `twin` takes exactly `args`: same order, types and keyword-only
+// positions, and no alias annotation in the twin where `args` have none (the
+// written or viewed argument is unannotated in the twin). Names are compared only when `names` is
+// set: in-place ops often call self what their twin calls input
+// (dropout_(self) vs dropout(input)), so a type match is the fallback.
+bool ArgsMatch(const std::vector<const SchemaArg*>& args, const OpSchema& twin, size_t twin_skip, bool names) {
+  if (twin.args.size() < twin_skip || twin.args.size() - twin_skip != args.size()) return false;
   for (size_t i = 0; i < args.size(); ++i) {
     const SchemaArg& t = twin.args[i + twin_skip];
-    if (!SameType(args[i]->type, t.type) || args[i]->name != t.name) return false;
+    if (!SameType(args[i]->type, t.type) || args[i]->kwarg_only != t.kwarg_only) return false;
+    if (names && args[i]->name != t.name) return false;
+    const SchemaAlias& a = args[i]->alias;
+    if (a.set.empty() && !a.wildcard && (!t.alias.set.empty() || t.alias.wildcard)) return false;
   }
   return true;
+}
+
+// The first candidate accepted by `ok` whose arguments match `args` by name
+// and type, else the first that matches by type alone.
+template <typename Ok>
+OpInfo* FindTwin(const std::vector<OpInfo*>& cands, const std::vector<const SchemaArg*>& args, size_t skip, Ok ok) {
+  for (bool names : {true, false})
+    for (OpInfo* cand : cands)
+      if (ok(cand) && ArgsMatch(args, cand->schema, skip, names)) return cand;
+  return nullptr;
 }
 
 std::vector<const SchemaArg*> ArgPtrs(const OpSchema& s, size_t skip, bool drop_out) {
@@ -136,42 +153,34 @@ void OpTable::LinkTwins() {
     if (op->kind == OpKind::kInplace && s.name.size() > 1 && s.name.back() == '_') {
       // foo_.ov -> the functional overload of foo with the same arguments.
       std::string base = s.ns + "::" + s.name.substr(0, s.name.size() - 1);
-      auto self_args = ArgPtrs(s, 0, false);
-      for (OpInfo* cand : by_base_[base]) {
-        // In-place view ops (transpose_, squeeze_) change metadata only: their twin is the view.
-        if (cand->kind != OpKind::kFunctional && cand->kind != OpKind::kView) continue;
-        if (cand->schema.returns.size() != 1 || !ArgsMatch(self_args, cand->schema, 0)) continue;
+      // In-place view ops (transpose_, squeeze_) change metadata only: their twin is the view.
+      OpInfo* cand = FindTwin(by_base_[base], ArgPtrs(s, 0, false), 0, [](const OpInfo* c) {
+        return (c->kind == OpKind::kFunctional || c->kind == OpKind::kView) && c->schema.returns.size() == 1;
+      });
+      if (cand) {
         op->functional = cand;
         if (!cand->inplace) cand->inplace = op;
-        break;
       }
     } else if (op->kind == OpKind::kOut) {
-      auto in_args = ArgPtrs(s, 0, true);
-      for (OpInfo* cand : by_base_[s.BaseName()]) {
-        if (cand->kind != OpKind::kFunctional) continue;
-        if (cand->schema.returns.size() != s.returns.size()) continue;
-        if (!ArgsMatch(in_args, cand->schema, 0)) continue;
-        op->functional = cand;
-        break;
-      }
+      op->functional = FindTwin(by_base_[s.BaseName()], ArgPtrs(s, 0, true), 0, [&](const OpInfo* c) {
+        return c->kind == OpKind::kFunctional && c->schema.returns.size() == s.returns.size();
+      });
     } else if (op->kind == OpKind::kView) {
       // view.ov -> view_copy.ov with the same arguments.
-      auto args = ArgPtrs(s, 0, false);
-      for (OpInfo* cand : by_base_[s.ns + "::" + s.name + "_copy"]) {
-        if (cand->kind != OpKind::kFunctional || cand->schema.overload != s.overload) continue;
-        if (!ArgsMatch(args, cand->schema, 0)) continue;
-        op->view_copy = cand;
-        cand->view_of_copy = op;
-        break;
+      OpInfo* copy = FindTwin(by_base_[s.ns + "::" + s.name + "_copy"], ArgPtrs(s, 0, false), 0, [&](const OpInfo* c) {
+        return c->kind == OpKind::kFunctional && c->schema.overload == s.overload;
+      });
+      if (copy) {
+        op->view_copy = copy;
+        copy->view_of_copy = op;
       }
       // view(self, args...) -> view_scatter(self, src, args...).
-      auto rest = ArgPtrs(s, 1, false);
-      for (OpInfo* cand : by_base_[s.ns + "::" + s.name + "_scatter"]) {
-        if (cand->kind != OpKind::kFunctional || cand->schema.args.size() < 2) continue;
-        if (!ArgsMatch(rest, cand->schema, 2)) continue;
-        op->scatter = cand;
-        cand->scatter_view = op;
-        break;
+      OpInfo* scatter = FindTwin(by_base_[s.ns + "::" + s.name + "_scatter"], ArgPtrs(s, 1, false), 2, [](const OpInfo* c) {
+        return c->kind == OpKind::kFunctional && c->schema.args.size() >= 2;
+      });
+      if (scatter) {
+        op->scatter = scatter;
+        scatter->scatter_view = op;
       }
     }
   }

@@ -56,6 +56,25 @@ TEST(OpTable, FunctionalTwins) {
   EXPECT_EQ(Op("aten::ge.Tensor").inplace, &Op("aten::ge_.Tensor"));
   // View-like in-place ops have no functional twin of the same name.
   EXPECT_EQ(Op("aten::transpose_").functional, &Op("aten::transpose.int")) ;
+  // Twins whose arguments are named differently (self vs input) match by type.
+  EXPECT_EQ(Op("aten::dropout_").functional, &Op("aten::dropout"));
+  EXPECT_EQ(Op("aten::feature_dropout_").functional, &Op("aten::feature_dropout"));
+  EXPECT_EQ(Op("aten::alpha_dropout_").functional, &Op("aten::alpha_dropout"));
+  EXPECT_EQ(Op("aten::feature_alpha_dropout_").functional, &Op("aten::feature_alpha_dropout"));
+  EXPECT_EQ(Op("aten::dropout").inplace, &Op("aten::dropout_"));
+}
+
+TEST(OpTable, TwinsPreferNameMatchesAndNeedSameAliasing) {
+  auto t = OpTable::FromSchemaStrings({
+      "aten::foo_(Tensor(a!) self, int n) -> Tensor(a!)",
+      "aten::foo.other(Tensor input, int m) -> Tensor",
+      "aten::foo(Tensor self, int n) -> Tensor",
+      "aten::bar_(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+      "aten::bar(Tensor self, Tensor(b) other) -> Tensor(b)",
+  });
+  EXPECT_EQ(t->Find("aten::foo_")->functional, t->Find("aten::foo"));
+  // bar's other is a view source where bar_'s is plain: not a twin.
+  EXPECT_EQ(t->Find("aten::bar_")->functional, nullptr);
 }
 
 TEST(OpTable, ViewCopyTwinsAndScatterInverses) {

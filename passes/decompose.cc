@@ -4,35 +4,18 @@
 #include <limits>
 #include <map>
 
+#include "passes/decompose_attention.h"
+#include "passes/decompose_builder.h"
+#include "passes/decompose_rnn.h"
+
 namespace atenaot {
 namespace {
 
-class Builder {
- public:
-  Builder(Graph& g, const OpTable& ops, Node* at) : g_(g), ops_(ops), at_(at) {}
-
-  StatusOr<Value*> Emit(const std::string& op, std::vector<Arg> args, std::vector<int64_t> sizes, DType dtype) {
-    const OpInfo* info = ops_.Find(op);
-    if (!info) return Internal("op table lacks " + op);
-    Node* n = g_.CreateNode(info, std::move(args), 1, at_);
-    TensorMeta m;
-    m.dtype = dtype;
-    m.sizes = std::move(sizes);
-    m.strides = ContiguousStrides(m.sizes);
-    m.storage = g_.NewStorageId();
-    n->output()->mutable_meta() = m;
-    return n->output();
-  }
-
- private:
-  Graph& g_;
-  const OpTable& ops_;
-  Node* at_;
-};
-
-Arg L(Literal l) { return Arg::Of(std::move(l)); }
+using Builder = DecomposeBuilder;
 
 using Rule = std::function<StatusOr<Value*>(Builder&, const Node*)>;
+// Rules for ops with several results: one replacement per result.
+using MultiRule = std::function<StatusOr<std::vector<Value*>>(Builder&, const Node*)>;
 
 StatusOr<Value*> Stack(Builder& b, const Node* n) {
   const Value* out = n->output();
@@ -125,16 +108,38 @@ const std::map<std::string, Rule>& Table() {
   return table;
 }
 
+const std::map<std::string, MultiRule>& MultiTable() {
+  static const std::map<std::string, MultiRule> table = {
+      {"aten::lstm.input", UnrollRnn},
+      {"aten::gru.input", UnrollRnn},
+      {"aten::rnn_tanh.input", UnrollRnn},
+      {"aten::rnn_relu.input", UnrollRnn},
+      {"aten::_native_multi_head_attention", DecomposeNativeMha},
+      {"aten::_transformer_encoder_layer_fwd", DecomposeEncoderLayer},
+  };
+  return table;
+}
+
 }  // namespace
 
 std::vector<std::string> DecomposedOps() {
   std::vector<std::string> names;
   for (const auto& [name, rule] : Table()) names.push_back(name);
+  for (const auto& [name, rule] : MultiTable()) names.push_back(name);
   return names;
 }
 
 Status Decompose(Graph& g, const OpTable& ops) {
   for (Node* n : g.NodesSnapshot()) {
+    auto multi = MultiTable().find(n->op().qualified_name);
+    if (multi != MultiTable().end()) {
+      Builder b(g, ops, n);
+      StatusOr<std::vector<Value*>> r = multi->second(b, n);
+      if (!r.ok()) return r.status().WithContext("decomposing " + n->op().qualified_name);
+      for (size_t k = 0; k < r->size(); ++k) g.ReplaceAllUsesWith(n->output(static_cast<int>(k)), (*r)[k]);
+      g.Destroy(n);
+      continue;
+    }
     auto it = Table().find(n->op().qualified_name);
     if (it == Table().end() || n->outputs().size() != 1) continue;
     Builder b(g, ops, n);

@@ -32,5 +32,70 @@ TEST(Decompose, RewritesCompositesIntoSupportedOps) {
   EXPECT_GE(DecomposedOps().size(), 8u);
 }
 
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+TEST(Decompose, UnrollsRecurrentLayersOverTheSequence) {
+  // A 1-layer bidirectional GRU over 3 steps, batch_first: per direction one
+  // linear for the input projection and one per step for the hidden state.
+  auto g = ParseGraph(R"(graph @f(%x: f32[2,3,4]@s0, %h: f32[2,2,5]@s1, %wi: f32[15,4]@s2, %wh: f32[15,5]@s3,
+    %bi: f32[15]@s4, %bh: f32[15]@s5, %ri: f32[15,4]@s6, %rh: f32[15,5]@s7, %ci: f32[15]@s8, %ch: f32[15]@s9) {
+  %y, %hn = aten::gru.input(%x, %h, [%wi, %wh, %bi, %bh, %ri, %rh, %ci, %ch], true, 1, 0.0, false, true, true) : f32[2,3,10]@s10, f32[2,2,5]@s11
+  return (%y, %hn)
+}
+)", SnapshotOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_TRUE(Decompose(**g, SnapshotOpTable()).ok());
+  ASSERT_TRUE(VerifyGraph(**g).ok()) << VerifyGraph(**g).ToString();
+  std::string text = PrintGraph(**g);
+  EXPECT_EQ(text.find("aten::gru"), std::string::npos) << text;
+  EXPECT_EQ(Count(text, "aten::linear("), 2 * (1 + 3)) << text;
+  EXPECT_EQ(Count(text, "aten::sigmoid("), 2 * 3 * 2) << text;
+  EXPECT_EQ(Count(text, "aten::tanh("), 2 * 3) << text;
+  // Sequence-first inside, batch_first again for the result: [2, 3, 10].
+  EXPECT_NE(text.find("aten::transpose.int(%x, 0, 1) : f32[3,2,4]"), std::string::npos) << text;
+  EXPECT_NE(text.find(" : f32[2,3,10]"), std::string::npos) << text;
+}
+
+TEST(Decompose, NativeMultiHeadAttentionBecomesTheSlowPath) {
+  // Self-attention (q is k is v): one fused qkv linear, softmax over keys,
+  // the output projection; the bool key padding mask (mask_type 1) becomes a
+  // masked_fill; need_weights=false leaves an empty second result.
+  auto g = ParseGraph(R"(graph @f(%x: f32[2,5,8]@s0, %w: f32[24,8]@s1, %b: f32[24]@s2, %pw: f32[8,8]@s3, %pb: f32[8]@s4, %m: bool[2,5]@s5) {
+  %y, %a = aten::_native_multi_head_attention(%x, %x, %x, 8, 2, %w, %b, %pw, %pb, %m, false, true, 1) : f32[2,5,8]@s6, f32[0]@s7
+  return %y
+}
+)", SnapshotOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_TRUE(Decompose(**g, SnapshotOpTable()).ok());
+  ASSERT_TRUE(VerifyGraph(**g).ok()) << VerifyGraph(**g).ToString();
+  std::string text = PrintGraph(**g);
+  EXPECT_EQ(text.find("_native_multi_head_attention"), std::string::npos) << text;
+  EXPECT_EQ(Count(text, "aten::linear("), 2) << text;
+  EXPECT_NE(text.find("aten::linear(%x, %w, %b) : f32[2,5,24]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::view(%m, [2, 1, 1, 5]) : bool[2,1,1,5]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::masked_fill.Scalar("), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::softmax.int("), std::string::npos) << text;
+}
+
+TEST(Decompose, RefusesTrainingDropoutBetweenRnnLayers) {
+  auto g = ParseGraph(R"(graph @f(%x: f32[3,2,4]@s0, %h: f32[2,2,5]@s1) {
+  weight %a: f32[5,4]@s2 = "a"
+  weight %b: f32[5,5]@s3 = "b"
+  weight %c: f32[5,5]@s4 = "c"
+  weight %d: f32[5,5]@s5 = "d"
+  %y, %hn = aten::rnn_tanh.input(%x, %h, [%a, %b, %c, %d], false, 2, 0.5, true, false, false) : f32[3,2,5]@s6, f32[2,2,5]@s7
+  return (%y, %hn)
+}
+)", SnapshotOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  Status s = Decompose(**g, SnapshotOpTable());
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.ToString().find("eval mode"), std::string::npos) << s.ToString();
+}
+
 }  // namespace
 }  // namespace atenaot

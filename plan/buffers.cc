@@ -65,7 +65,9 @@ BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment, const std::unor
     b.bytes = std::max(b.bytes, ExtentBytes(v->meta()));
     if (defines) b.values.push_back(v);
   };
-  for (const Node* n : g.nodes()) {
+  std::vector<const Node*> order;
+  for (const Node* n : g.nodes()) order.push_back(n);
+  for (const Node* n : order) {
     for (const Value* in : n->InputValues()) touch(in, t, false);
     for (const Value* o : n->outputs()) touch(o, t, true);
     ++t;

@@ -111,6 +111,27 @@ TEST(Buffers, PlanMemoryRejectsABadPlacement) {
   EXPECT_FALSE(PlanMemory(**g, "all_at_zero", 64).ok());
 }
 
+TEST(Buffers, ReadsOfFusedNodesLastUntilTheirKernelRuns) {
+  // %r reads a slice of %g but is fused into %t's kernel (op 4): %g must stay
+  // live until op 4, not die at op 2 where %r sits, or %u (op 3) could take
+  // its place and the kernel would read overwritten data (a GRU step did).
+  auto g = ParseGraph(R"(graph @f(%x: f32[2,8]@s0) {
+  %g = aten::mul.Scalar(%x, 2) : f32[2,8]@s1
+  %h = aten::slice.Tensor(%g, 1, 0, 4, 1) : f32[2,4]@s1
+  %r = aten::sigmoid(%h) : f32[2,4]@s2
+  %u = aten::mul.Scalar(%x, 3) : f32[2,8]@s3
+  %t = aten::add.Tensor(%r, %r, 1) : f32[2,4]@s4
+  return (%t, %u)
+}
+)", SnapshotOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::unordered_set<const Value*> fused = {(*g)->FindValue("r")};
+  BufferAnalysis a = AnalyzeBuffers(**g, 64, &fused);
+  ASSERT_EQ(a.buffers[0].name, "g");
+  EXPECT_EQ(a.buffers[0].last, 4);
+  EXPECT_EQ(AnalyzeBuffers(**g, 64).buffers[0].last, 2);  // unfused: %r's own op
+}
+
 }  // namespace
 }  // namespace atenaot
 

@@ -201,10 +201,15 @@ constexpr char kCompareHelp[] = R"(usage: atenaot compare EXPECTED ACTUAL [--rto
 
 EXPECTED and ACTUAL are .npy files or directories (then every *.npy in
 EXPECTED is compared with the file of the same name in ACTUAL). Integer and
-bool arrays must be equal; floating-point arrays must satisfy
-|actual - expected| <= atol + rtol * |expected| (defaults rtol=1e-5,
-atol=1e-6, the tests' tolerances; NaN equals NaN). Exit status: 0 equal,
-1 different, 2 error.
+bool arrays must be equal; floating-point arrays must satisfy, per element,
+  |actual - expected| <= atol * scale + rtol * |expected|
+where scale is the array's largest finite |expected| (1 when that is 0), so
+the tolerance follows the output's magnitude: logits of 100 may differ by
+1e-3, logits of 1e-9 by 1e-14. Defaults are torch.testing's per dtype:
+float32 rtol=1.3e-6 atol=1e-5, float64 rtol=1e-7 atol=1e-7, float16
+rtol=1e-3 atol=1e-5. NaN equals NaN; infinities must match. A difference
+reports the largest |actual - expected| over all elements and where it is.
+Exit status: 0 equal, 1 different, 2 error.
 )";
 
 struct Options {
@@ -219,7 +224,7 @@ struct Options {
   bool print = false;
   bool help = false;
   std::vector<std::string> positional;  // show / compare operands
-  double rtol = 1e-5, atol = 1e-6;
+  double rtol = -1, atol = -1;  // compare: negative means the dtype's default
   std::string algo;                     // plan --algo, run --plan
   int64_t align = 64;
   bool schedule = true;                 // plan/compile --schedule memory|none
@@ -626,31 +631,51 @@ Status Show(const Options& o) {
   return Status::Ok();
 }
 
-// Empty when equal, else why not.
+// torch.testing's default (rtol, atol) for a floating dtype.
+std::pair<double, double> DefaultTolerances(DType t) {
+  if (t == DType::kFloat64) return {1e-7, 1e-7};
+  if (t == DType::kFloat16) return {1e-3, 1e-5};
+  return {1.3e-6, 1e-5};
+}
+
+// Empty when equal, else why not. atol is relative to the array's scale
+// (its largest finite |expected|); negative tolerances mean the defaults.
 std::string CompareArrays(const NpyArray& e, const NpyArray& a, double rtol, double atol) {
   if (e.dtype != a.dtype) return std::string("dtype ") + DTypeName(a.dtype) + " != expected " + DTypeName(e.dtype);
   if (e.shape != a.shape) return "shape differs";
-  bool floating = IsFloatingPoint(e.dtype);
-  double worst = 0;
-  int64_t bad = 0;
+  const bool floating = IsFloatingPoint(e.dtype);
   const int64_t item = DTypeSize(e.dtype);
-  for (int64_t k = 0; k < e.numel(); ++k) {
-    if (!floating) {  // integers and bools: the bytes must match (exact for all of int64)
+  int64_t bad = 0;
+  if (!floating) {  // integers and bools: the bytes must match (exact for all of int64)
+    for (int64_t k = 0; k < e.numel(); ++k)
       if (std::memcmp(e.data.data() + k * item, a.data.data() + k * item, static_cast<size_t>(item)) != 0) ++bad;
-      continue;
-    }
-    double x = 0, y = 0;
-    if (!ElementAsDouble(e, k, &x) || !ElementAsDouble(a, k, &y)) return "dtype cannot be compared";
+    return bad == 0 ? "" : std::to_string(bad) + " of " + std::to_string(e.numel()) + " elements differ";
+  }
+  const auto defaults = DefaultTolerances(e.dtype);
+  if (rtol < 0) rtol = defaults.first;
+  if (atol < 0) atol = defaults.second;
+  std::vector<double> xs(static_cast<size_t>(e.numel())), ys(xs.size());
+  double scale = 0;
+  for (int64_t k = 0; k < e.numel(); ++k) {
+    if (!ElementAsDouble(e, k, &xs[static_cast<size_t>(k)]) || !ElementAsDouble(a, k, &ys[static_cast<size_t>(k)]))
+      return "dtype cannot be compared";
+    if (std::isfinite(xs[static_cast<size_t>(k)])) scale = std::max(scale, std::fabs(xs[static_cast<size_t>(k)]));
+  }
+  if (scale == 0) scale = 1;
+  double worst = 0;  // over all elements, not only the failing ones
+  int64_t worst_at = -1;
+  for (size_t k = 0; k < xs.size(); ++k) {
+    const double x = xs[k], y = ys[k];
     if ((std::isnan(x) && std::isnan(y)) || x == y) continue;  // equal infinities included
-    double diff = std::fabs(y - x);
-    if (diff <= atol + rtol * std::fabs(x)) continue;  // false for NaN and inf mismatches
+    const double diff = std::fabs(y - x);
+    if (!(diff <= worst) && !std::isnan(worst)) { worst = diff; worst_at = static_cast<int64_t>(k); }
+    if (diff <= atol * scale + rtol * std::fabs(x)) continue;  // false for NaN and inf mismatches
     ++bad;
-    worst = std::isnan(diff) || std::isnan(worst) ? std::nan("") : std::max(worst, diff);
   }
   if (bad == 0) return "";
   std::ostringstream os;
-  os << bad << " of " << e.numel() << " elements differ";
-  if (floating) os << " (max abs diff " << worst << ")";
+  os << bad << " of " << e.numel() << " elements differ (max abs diff " << worst << " at element " << worst_at
+     << "; scale " << scale << ", allowed " << atol << " * scale + " << rtol << " * |expected|)";
   return os.str();
 }
 

@@ -5,7 +5,8 @@
 # (which parseIR reads as uninitialised memory; the importer re-reads them from
 # the text). Each becomes a weight named and keyed by its value number, with
 # the dtype of its annotation (Double -> f64, Long -> i64, Bool -> bool,
-# Float -> f32). The run with x = [1, -2, 3, 4] shows the values are right.
+# Float -> f32). e * e, computed from constants only, folds into a weight
+# holding 9. The run with x = [1, -2, 3, 4] shows the values are right.
 graph(%x : Float(4, strides=[1], requires_grad=0, device=cpu)):
   %c : Double(requires_grad=0, device=cpu) = prim::Constant[value={2.5}]()
   %d : Double(requires_grad=0, device=cpu) = prim::Constant[value={-0.125}]()
@@ -26,12 +27,12 @@ graph(%x : Float(4, strides=[1], requires_grad=0, device=cpu)):
 # CHECK-NEXT:    weight %[[E:[0-9]+]]: i64[]@s5 = "[[E]]"
 # CHECK-NEXT:    weight %[[F:[0-9]+]]: bool[]@s7 = "[[F]]"
 # CHECK-NEXT:    weight %[[G:[0-9]+]]: f32[]@s9 = "[[G]]"
+# CHECK-NEXT:    weight %[[Y6:[0-9]+]]: i64[]@s11 = "[[Y6]]"
 # CHECK-NEXT:    %[[Y1:[0-9a-z_.]+]] = aten::mul.Tensor(%x, %[[C]]) : f32[4]@s2
 # CHECK-NEXT:    %[[Y2:[0-9a-z_.]+]] = aten::mul.Tensor(%x, %[[D]]) : f32[4]@s4
 # CHECK-NEXT:    %[[Y3:[0-9a-z_.]+]] = aten::add.Tensor(%x, %[[E]], 1) : f32[4]@s6
 # CHECK-NEXT:    %[[Y4:[0-9a-z_.]+]] = aten::mul.Tensor(%x, %[[F]]) : f32[4]@s8
 # CHECK-NEXT:    %[[Y5:[0-9a-z_.]+]] = aten::sub.Tensor(%x, %[[G]], 1) : f32[4]@s10
-# CHECK-NEXT:    %[[Y6:[0-9a-z_.]+]] = aten::mul.Tensor(%[[E]], %[[E]]) : i64[]@s11
 # CHECK-NEXT:    return (%[[Y1]], %[[Y2]], %[[Y3]], %[[Y4]], %[[Y5]], %[[Y6]])
 # CHECK-NEXT:  }
 # VALS:      output_0: f32[4] = 2.5 -5 7.5 10

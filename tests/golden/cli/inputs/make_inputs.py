@@ -219,6 +219,15 @@ def main():
     write_bytes(out, "i64_big_a.npy", npy_bytes(np.array([2**53, 2**53 + 1], dtype=np.int64)))
     write_bytes(out, "i64_big_b.npy", npy_bytes(np.array([2**53 + 1, 2**53], dtype=np.int64)))
 
+    # compare's scale-aware tolerance: logits near 100 off by 1e-4 (equal),
+    # values near 1e-9 off by half their size (different).
+    big = np.array([112, 3, -50], dtype=np.float32)
+    write_bytes(out, "f32_big_a.npy", npy_bytes(big))
+    write_bytes(out, "f32_big_b.npy", npy_bytes(big + np.float32(1e-4)))
+    tiny = np.array([1e-9, -2e-9, 3e-9], dtype=np.float32)
+    write_bytes(out, "f32_tiny_a.npy", npy_bytes(tiny))
+    write_bytes(out, "f32_tiny_b.npy", npy_bytes(tiny * np.float32(1.5)))
+
     good = npy_bytes(f32_2x3)
     write_bytes(out, "bad_magic.npy", b"NOTNUMPY" + good[8:])
     write_bytes(out, "truncated_data.npy", good[: len(good) - 24 + 8])
