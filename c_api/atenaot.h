@@ -60,8 +60,10 @@ enum {
   AOT_ERR_BAD_OPTION = 15,       /* aot_model_set_option: unknown option or value for this model */
   AOT_ERR_OVERLAP = 16,          /* an input or output lies inside the arena, or an output overlaps an
                                     input or another output */
-  AOT_ERR_CORRUPT_WEIGHTS = 17   /* the weights fail their CRC-32 check (a changed NAME.weights, or one
+  AOT_ERR_CORRUPT_WEIGHTS = 17,  /* the weights fail their CRC-32 check (a changed NAME.weights, or one
                                     from another build) */
+  AOT_ERR_UNSUPPORTED_CPU = 18   /* the library was built for instruction-set extensions (--cpu) this CPU
+                                    lacks; the message names one */
 };
 
 typedef int32_t aot_dtype;
