@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "atenaot.h"
@@ -138,6 +139,9 @@ int Main(int argc, char** argv) {
     if (a == "--out" && i + 1 < argc) out_path = argv[++i];
     else { std::cerr << "usage: elementwise_bandwidth [--out FILE.md]\n"; return 2; }
   }
+  // Eager with every core, as a user's PyTorch runs; the library's default is one thread per CPU too.
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(cpus);
   const double copy = MemcpyBytesPerSecond();
   struct Case { const char* name; CppProgram fn; int64_t n; int runs; };
   const std::vector<Case> cases = {
@@ -153,9 +157,12 @@ int Main(int argc, char** argv) {
   }
   std::ostringstream md;
   const std::string cpu = DefaultCpu();
-  md << "Command: `bazel run -c opt //bench:elementwise_bandwidth`. Machine: " << at::get_num_threads()
-     << " LibTorch threads (= the compiled library's default), --cpu " << (cpu.empty() ? "baseline" : cpu)
-     << " (the default here); memcpy of 64 MB: " << copy / 1e9 << " GB/s (read + written).\n\n";
+  char copy_gbs[32];
+  std::snprintf(copy_gbs, sizeof(copy_gbs), "%.1f", copy / 1e9);
+  md << "Command: `bazel run -c opt //bench:elementwise_bandwidth`. Machine: " << cpus << " CPUs; LibTorch "
+     << at::get_num_threads() << " threads; the library's default threads: one per CPU; --cpu "
+     << (cpu.empty() ? "baseline" : cpu) << " (the default here); memcpy of 64 MB: " << copy_gbs
+     << " GB/s (read + written).\n\n";
   md << "| chain | elements | kernels | runs | eager ms | compiled ms (all threads) | compiled ms (1 thread) | speed-up vs "
         "eager | threads speed-up | GB/s (in + out) | of memcpy | max abs diff |\n"
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";

@@ -161,7 +161,10 @@ AOT_EXPORT AOT_MUST_USE aot_status aot_model_run_on_stream(aot_model* model, con
  * graph and replays it while the tensors, arena and stream stay the same
  * (recaptured when they change); 0 (the default) launches kernels directly.
  * CPU models: "verify_weights" = 1 checks the weights against the CRC-32
- * recorded at compile time now (AOT_ERR_CORRUPT_WEIGHTS if they differ).
+ * recorded at compile time now (AOT_ERR_CORRUPT_WEIGHTS if they differ);
+ * "threads" = N (1..64; 0, the default, for one per CPU) sets the threads the
+ * library's kernels split over (one pool per library, shared by its handles;
+ * results are bitwise the same for any N).
  * NAME.weights files are always checked at open; weights linked into the
  * library are checked only on request, since that reads every page of them.
  * Unknown keys or values fail with AOT_ERR_BAD_OPTION. */
