@@ -106,6 +106,50 @@ StatusOr<Row> Measure(const std::string& name, const CppProgram& chain, int64_t 
   return r;
 }
 
+// The default --cpu, chosen by measurement: the chain built for each x86-64
+// level (and native), one thread, runs alternating; a level this CPU lacks
+// is reported as refused at open.
+struct Level {
+  std::string cpu, note;
+  double seconds = 0;
+};
+StatusOr<std::vector<Level>> MeasureLevels(const std::string& name, const CppProgram& chain, int64_t n, int runs) {
+  at::manual_seed(0);
+  std::vector<at::Tensor> in = {at::randn({n})};
+  AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, TraceCpp(chain, in, LiveOpTable()));
+  CodegenOptions copts;
+  copts.name = "lv_" + name;
+  AOT_ASSIGN_OR_RETURN(CompiledGraph compiled,
+                       CompileGraph(*g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, in); }, copts));
+  std::vector<Level> levels;
+  std::vector<aot_model*> models;
+  for (const char* cpu : {"x86-64-v2", "x86-64-v3", "x86-64-v4", "native"}) {
+    BuildOptions b;
+    b.cpu = cpu;
+    AOT_ASSIGN_OR_RETURN(std::string lib, WriteAndBuild(compiled.c, "/tmp/atenaot_bench_lv_" + name + "_" + cpu, copts.name, b));
+    aot_model* m = nullptr;
+    const aot_status s = aot_model_open(lib.c_str(), &m);
+    levels.push_back({cpu, s == AOT_OK ? "" : std::string(aot_status_name(s)), 0});
+    if (s == AOT_OK && aot_model_set_option(m, "threads", 1) != AOT_OK) return Internal(aot_last_error());
+    models.push_back(s == AOT_OK ? m : nullptr);
+  }
+  at::Tensor out = at::empty({n});
+  aot_tensor ti = Describe(in[0]), to = Describe(out);
+  std::vector<std::vector<double>> t(models.size());
+  for (int i = 0; i <= runs; ++i)
+    for (size_t k = 0; k < models.size(); ++k) {
+      if (!models[k]) continue;
+      const double s = Seconds([&] { (void)aot_model_run(models[k], &ti, 1, &to, 1, nullptr, 0); });
+      if (i > 0) t[k].push_back(s);
+    }
+  for (size_t k = 0; k < models.size(); ++k) {
+    if (!models[k]) continue;
+    levels[k].seconds = Median(t[k]);
+    aot_model_free(models[k]);
+  }
+  return levels;
+}
+
 // The 20-op chain of bench/compiled_vs_eager.cc.
 std::vector<at::Tensor> Chain20(const std::vector<at::Tensor>& in) {
   at::Tensor v = in[0];
@@ -173,6 +217,17 @@ int Main(int argc, char** argv) {
                   r.name.c_str(), static_cast<long long>(r.elements), r.kernels, r.runs, r.eager_s * 1e3,
                   r.compiled_s * 1e3, r.compiled1_s * 1e3, r.eager_s / r.compiled_s, r.compiled1_s / r.compiled_s,
                   bytes / r.compiled_s / 1e9, bytes / r.compiled_s / copy, r.max_diff);
+    md << line;
+  }
+  StatusOr<std::vector<Level>> levels = MeasureLevels("chain20_1M", Chain20, 1 << 20, 30);
+  if (!levels.ok()) { std::cerr << levels.status().ToString() << "\n"; return 1; }
+  md << "\nThe default --cpu by measurement: chain20_1M built for each level, one thread, 30 alternating runs "
+        "(medians).\n\n| chain | --cpu | compiled ms (1 thread) | vs x86-64-v2 |\n|---|---|---:|---:|\n";
+  for (const Level& l : *levels) {
+    char line[256];
+    if (!l.note.empty()) std::snprintf(line, sizeof(line), "| chain20_1M | %s | refused at open: %s | |\n", l.cpu.c_str(), l.note.c_str());
+    else std::snprintf(line, sizeof(line), "| chain20_1M | %s%s | %.3f | %.2fx |\n", l.cpu.c_str(),
+                       l.cpu == cpu ? " (default)" : "", l.seconds * 1e3, (*levels)[0].seconds / l.seconds);
     md << line;
   }
   std::cout << md.str();
