@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "atenaot.h"
+#include "bench/bench_util.h"
 #include "capture/cpp_trace.h"
 #include "capture/jit_import.h"
 #include "capture/load_model.h"
@@ -40,20 +41,6 @@
 
 namespace atenaot {
 namespace {
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-aot_tensor Describe(const at::Tensor& t) {
-  aot_tensor d{};
-  d.data = t.data_ptr();
-  d.dtype = AOT_FLOAT32;
-  d.ndim = static_cast<int32_t>(t.dim());
-  for (int64_t k = 0; k < t.dim(); ++k) { d.sizes[k] = t.size(k); d.strides[k] = t.stride(k); }
-  return d;
-}
 
 struct Row {
   std::string name;
@@ -219,15 +206,16 @@ int Main(int argc, char** argv) {
   std::string args;
   for (int i = 1; i < argc; ++i) args += std::string(" ") + argv[i];
   md << "Command: `bazel run -c opt //bench:compiled_vs_eager --" << args << "` "
-        "(run from the repository root; CC=cc -O3, no -march=native).\n";
+        "(run from the repository root; CC=cc -O3).\n";
   md << "Machine: " << at::get_num_threads() << " LibTorch threads; LibTorch 1.13 CPU with OpenBLAS behind libblas.so.3.\n";
   md << "Eager: the captured program op by op through the LibTorch dispatcher, each value freed after its last use. "
-        "Compiled: the generated C library through the C ABI, single-threaded. Latency is the median of `runs` "
+        "Compiled: the generated C library through the C ABI (its default threads: one per CPU). Latency is the median of `runs` "
         "alternating rounds (eager, compiled, native; 300 per example, 40 for the chain, as many as fit in about 40 s "
         "(15 to 300) for `--model` models); `eager 1T` is eager with one thread, timed after them.\n\n";
-  md << "`compiled` is the portable build (-O3, baseline x86-64: SSE2); `native` adds -march=native (what `atenaot "
-        "compile --march-native` does), comparable to LibTorch, which picks AVX2/AVX-512 kernels at run time. "
-        "`build s`: writing the sources and building the portable libNAME.so and libNAME.a (weights as a binary "
+  md << "`compiled` is the default build (`atenaot compile` without --cpu: this machine's x86-64 level, " +
+            (DefaultCpu().empty() ? std::string("baseline") : DefaultCpu()) +
+            "); `native` is --cpu native (-march=native). "
+        "`build s`: writing the sources and building the default libNAME.so and libNAME.a (weights as a binary "
         "object). `max abs diff`: compiled vs eager outputs of the same inputs in this process (`max |eager|` "
         "for scale).\n\n";
   md << "| model | ops | kernels | runs | build s | eager us | eager 1T us | compiled us | native us | speed-up (native) | "

@@ -154,8 +154,8 @@ def main():
     # Every row's machine names the load too: timings on a shared machine are noisy.
     machine = "%s; shared, 1-min load average %s at the start, %s at the end" % (
         host_machine(), load[0] if load else "?", load_end[0] if load_end else "?")
-    pq, cve, rt, cm, kl = (step(w, n) for n in ("plan_quality", "compiled_vs_eager", "reinplace_timing", "cortex_m",
-                                                "kernels"))
+    pq, cve, ebw, rt, cm, kl = (step(w, n) for n in ("plan_quality", "compiled_vs_eager", "elementwise_bandwidth",
+                                                      "reinplace_timing", "cortex_m", "kernels"))
     tc = dict(l.split("=", 1) for l in read(os.path.join(w, "cortex_m.toolchain")).splitlines() if "=" in l)
     cm_machine = "Cortex-M4F target, arm-none-eabi-gcc %s -Os; %s; host %s" % (
         tc.get("gcc", "?"), "run on QEMU %s mps2-an386" % tc["qemu"] if tc.get("qemu") else "not run (no QEMU)",
@@ -199,7 +199,7 @@ def main():
         ["The generated C library through the C ABI vs the captured program run op by op through LibTorch, in one"
          " process: the three examples, a 20-op elementwise chain over 1M floats, and torchvision's MobileNetV2 and"
          " ResNet-18 (random weights, 1x3x224x224, traced by `bench/torchvision_models.py` into a scratch directory,"
-         " TV). Single-threaded compiled code; medians of `runs` alternating rounds; *max abs diff* compares the"
+         " TV). Compiled code with the default --cpu and threads (one per CPU); medians of `runs` alternating rounds; *max abs diff* compares the"
          " compiled outputs with eager's in the same run. *build s* is writing and building the library (weights"
          " as a binary object). *compiled B* is arena + outputs. *native us*: built with `--march-native`;"
          " convolutions and GEMMs go through `codegen/kernels`."], untagged=True)
@@ -210,6 +210,15 @@ def main():
          " GEMM shapes of ResNet-50's convolutions (as im2col GEMMs) and a transformer block (128 tokens, d 768,"
          " FFN 3072), next to OpenBLAS `cblas_sgemm` on one thread; then whole convolutions of ResNet-50 and"
          " MobileNetV2. Design notes: `bench/README.md`."], untagged=True)
+
+    L += section_from_report(
+        "Fused elementwise chains vs copy bandwidth, and threads", ebw, machine,
+        ["`bench/elementwise_bandwidth.cc`: this machine's memcpy bandwidth (64 MB, bytes read + written per"
+         " second) and, per chain, the compiled library (default --cpu; all threads and one) against eager"
+         " (the same ATen calls, LibTorch's threads), in one process with alternating runs. *GB/s* counts the"
+         " chain's input and output once (the least any implementation moves); *of memcpy* divides it by the"
+         " copy bandwidth. Chains of 16M floats (64 MB each way) do not fit in caches; 1M-float ones do."] +
+        [l for l in ebw["md"].splitlines() if l.startswith("Command:")])
 
     L += section_from_report(
         "Reinplace pass time vs PyTorch's `reinplace`", rt, machine,

@@ -9,6 +9,7 @@
 #   2. /usr/bin/python3 bench/plan_quality.py --atenaot bazel-bin/atenaot   (memory plans + the SVG's data)
 #   3. /usr/bin/python3 bench/torchvision_models.py TV                    (MobileNetV2, ResNet-18: traced, random weights)
 #      bazel run -c opt //bench:compiled_vs_eager -- --model NAME=TV/NAME (latency + memory vs eager)
+#      bazel run -c opt //bench:elementwise_bandwidth                   (fused chains vs memcpy, threads)
 #   4. /usr/bin/python3 bench/reinplace_timing.py --sizes 250,500,1000    (pass time vs PyTorch, small sizes)
 #   5. bash tests/embedded/cortex_m_test.sh bazel-bin/atenaot             (Cortex-M4F flash/RAM)
 #   6. /usr/bin/python3 bench/make_results.py WORK                        (assembles RESULTS.md, memory.svg)
@@ -42,7 +43,7 @@ run() {
 # atenaot binary is copied: `-c opt` repoints bazel-bin, and others may
 # rebuild //:atenaot while this runs.
 if ! { bazel build //:atenaot && cp "$(bazel info bazel-bin 2>/dev/null)/atenaot" "$work/atenaot" &&
-       bazel build -c opt //bench:compiled_vs_eager //bench/kernels:gemm_bench &&
+       bazel build -c opt //bench:compiled_vs_eager //bench:elementwise_bandwidth //bench/kernels:gemm_bench &&
        cp "$(bazel info -c opt bazel-bin 2>/dev/null)/bench/kernels/gemm_bench" "$work/gemm_bench"; } > "$work/build.log" 2>&1; then
   tail -20 "$work/build.log" >&2; echo "make_results: the build failed" >&2; exit 1
 fi
@@ -63,6 +64,8 @@ run compiled_vs_eager "/usr/bin/python3 bench/torchvision_models.py TV && bazel 
   bazel run -c opt //bench:compiled_vs_eager -- --out "$work/compiled_vs_eager.md" "${tv_args[@]}"
 run kernels "bazel run -c opt //bench/kernels:gemm_bench (via bench/kernels/gemm_table.py)" -- \
   "$py" bench/kernels/gemm_table.py --bench "$work/gemm_bench" --out "$work/kernels.md"
+run elementwise_bandwidth "bazel run -c opt //bench:elementwise_bandwidth" -- \
+  bazel run -c opt //bench:elementwise_bandwidth -- --out "$work/elementwise_bandwidth.md"
 run reinplace_timing "/usr/bin/python3 bench/reinplace_timing.py --atenaot bazel-bin/atenaot --sizes $sizes" -- \
   "$py" bench/reinplace_timing.py --atenaot "$atenaot" --sizes "$sizes" --out "$work/reinplace_timing.md"
 run cortex_m "bash tests/embedded/cortex_m_test.sh bazel-bin/atenaot" -- \

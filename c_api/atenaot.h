@@ -60,8 +60,10 @@ enum {
   AOT_ERR_BAD_OPTION = 15,       /* aot_model_set_option: unknown option or value for this model */
   AOT_ERR_OVERLAP = 16,          /* an input or output lies inside the arena, or an output overlaps an
                                     input or another output */
-  AOT_ERR_CORRUPT_WEIGHTS = 17   /* the weights fail their CRC-32 check (a changed NAME.weights, or one
+  AOT_ERR_CORRUPT_WEIGHTS = 17,  /* the weights fail their CRC-32 check (a changed NAME.weights, or one
                                     from another build) */
+  AOT_ERR_UNSUPPORTED_CPU = 18   /* the library was built for instruction-set extensions (--cpu) this CPU
+                                    lacks; the message names one */
 };
 
 typedef int32_t aot_dtype;
@@ -159,7 +161,10 @@ AOT_EXPORT AOT_MUST_USE aot_status aot_model_run_on_stream(aot_model* model, con
  * graph and replays it while the tensors, arena and stream stay the same
  * (recaptured when they change); 0 (the default) launches kernels directly.
  * CPU models: "verify_weights" = 1 checks the weights against the CRC-32
- * recorded at compile time now (AOT_ERR_CORRUPT_WEIGHTS if they differ).
+ * recorded at compile time now (AOT_ERR_CORRUPT_WEIGHTS if they differ);
+ * "threads" = N (1..64; 0, the default, for one per CPU) sets the threads the
+ * library's kernels split over (one pool per library, shared by its handles;
+ * results are bitwise the same for any N).
  * NAME.weights files are always checked at open; weights linked into the
  * library are checked only on request, since that reads every page of them.
  * Unknown keys or values fail with AOT_ERR_BAD_OPTION. */

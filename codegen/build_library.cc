@@ -39,6 +39,35 @@ Status WriteSourcesInto(const GeneratedC& gen, const std::string& dir, const std
 
 }  // namespace
 
+std::string DefaultCpu() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  const bool v2 = __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt") &&
+                  __builtin_cpu_supports("ssse3");
+  const bool v3 = v2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                  __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+  const bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                  __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+                  __builtin_cpu_supports("avx512vl");
+  return v4 ? "x86-64-v4" : v3 ? "x86-64-v3" : v2 ? "x86-64-v2" : "";
+#else
+  return "";
+#endif
+}
+
+StatusOr<std::vector<std::string>> CpuFlags(const std::string& cpu) {
+  if (cpu.empty()) return std::vector<std::string>{};
+  if (cpu == "native") return std::vector<std::string>{"-march=native"};
+  if (cpu == "x86-64-v2" || cpu == "x86-64-v3" || cpu == "x86-64-v4" || cpu == "armv8-a")
+    return std::vector<std::string>{"-march=" + cpu};
+  return InvalidArgument("--cpu must be native, x86-64-v2, x86-64-v3, x86-64-v4, armv8-a or cortex-m4 (with --embedded), got '" +
+                         cpu + "'");
+}
+
+std::vector<std::string> LibraryCFlags() {
+  return {"-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-fPIC"};
+}
+
 std::vector<std::string> CompilerCommand(const std::string& cc) {
   std::string c = cc;
   if (const char* env = std::getenv("CC"); env && *env && c == "cc") c = env;
@@ -74,8 +103,12 @@ StatusOr<std::string> WriteAndBuild(const GeneratedC& gen, const std::string& di
     c.insert(c.end(), args.begin(), args.end());
     return RunProgram(c, what, tmp);
   };
-  std::vector<std::string> flags = {"-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-fPIC", "-I."};
-  if (opts.march_native) flags.push_back("-march=native");
+  std::vector<std::string> flags = LibraryCFlags();
+  flags.insert(flags.end(), {"-pthread", "-I."});
+  const std::string cpu_name = opts.march_native ? "native" : opts.cpu.empty() ? DefaultCpu() : opts.cpu;
+  AOT_ASSIGN_OR_RETURN(std::vector<std::string> cpu, CpuFlags(cpu_name));
+  flags.insert(flags.end(), cpu.begin(), cpu.end());
+  if (!cpu.empty()) flags.push_back("-DAOT_CPU_NAME=\"--cpu " + cpu_name + "\"");  // for the open check's message
   for (const std::string& f : SplitWords(opts.extra_cflags)) flags.push_back(f);
   std::vector<std::string> wobj;  // the weights object (data only)
   if (!gen.weights_asm.empty()) {

@@ -17,9 +17,27 @@ namespace atenaot {
 
 struct BuildOptions {
   std::string cc = "cc";        // $CC when set
-  bool march_native = false;    // -march=native
+  bool march_native = false;    // -march=native (the same as cpu = "native")
+  // The instruction set (`compile --cpu`): native, x86-64-v2, x86-64-v3,
+  // x86-64-v4, armv8-a (with an AArch64 $CC), or "" for DefaultCpu().
+  std::string cpu;
   std::string extra_cflags;     // e.g. "-Wall -Wextra -Werror" in tests
 };
+
+// The default --cpu: the highest x86-64 level (v4, v3, v2) of the machine
+// atenaot runs on, so a library built here runs at this machine's speed
+// (bench/RESULTS.md measures the levels), or "" (the compiler's baseline) on
+// other machines. Libraries check at open that the CPU has what they were
+// built for (AOT_ERR_UNSUPPORTED_CPU), so copying one to an older machine
+// fails cleanly.
+std::string DefaultCpu();
+
+// The compiler flags for --cpu NAME (empty for ""); fails for unknown names.
+StatusOr<std::vector<std::string>> CpuFlags(const std::string& cpu);
+
+// Every library's C flags before the CPU's: C99, -O3, no errno or traps from
+// math (so sqrtf is an instruction and loops vectorise), PIC.
+std::vector<std::string> LibraryCFlags();
 
 // The sources alone (what `compile --embedded` writes): NAME.h, NAME.c, the
 // ABI headers and the weights files; creates DIR and its parents. Both

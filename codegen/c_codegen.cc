@@ -11,7 +11,9 @@
 #include "codegen/abi_tables.h"
 #include "codegen/c_support.h"
 #include "codegen/c_text.h"
+#include "codegen/c_threads.h"
 #include "codegen/c_types.h"
+#include "codegen/cpu_check.h"
 #include "codegen/elementwise.h"
 #include "codegen/epilogue.h"
 #include "codegen/kernel_util.h"
@@ -298,15 +300,46 @@ class CEmitter final : public KernelLowering {
     loops_.str("");
     ptr_names_.clear();
     kernel_comment_ = comment;
+    par_total_ = 0;
   }
 
   void EndKernel() {
     std::string fn = "aot_k" + std::to_string(kernel_count_++);
     kernels_ << "/* " << CComment(kernel_comment_) << " */\n";
-    kernels_ << "static void " << fn << "(void* const* in, void* const* out, uint8_t* arena, const uint8_t* wts) {\n";
-    kernels_ << "  (void)in; (void)out; (void)arena; (void)wts;\n";
-    kernels_ << body_.str() << loops_.str() << "}\n\n";
+    if (par_total_ > 0) {  // the loops run over [lo, hi) of the first loop's range, on the pool
+      kernels_ << "static void " << fn << "_part(void* ctx, int64_t lo, int64_t hi) {\n"
+               << "  const aot__kargs* a = (const aot__kargs*)ctx;\n"
+               << "  void* const* in = a->in; void* const* out = a->out; uint8_t* arena = a->arena; const uint8_t* wts = a->wts;\n"
+               << "  (void)in; (void)out; (void)arena; (void)wts;\n"
+               << body_.str() << loops_.str() << "}\n";
+      kernels_ << "static void " << fn << "(void* const* in, void* const* out, uint8_t* arena, const uint8_t* wts) {\n"
+               << "  aot__kargs a = {in, out, arena, wts};\n"
+               << "  aot__parallel_for(" << par_total_ << ", " << par_unit_ << ", " << par_grain_ << ", " << fn << "_part, &a);\n}\n\n";
+    } else {
+      kernels_ << "static void " << fn << "(void* const* in, void* const* out, uint8_t* arena, const uint8_t* wts) {\n";
+      kernels_ << "  (void)in; (void)out; (void)arena; (void)wts;\n";
+      kernels_ << body_.str() << loops_.str() << "}\n\n";
+    }
     calls_ << "  " << fn << "(in, out, arena, wts);\n";
+  }
+
+  // With threads, whether the kernel's first loop (`outer` iterations of
+  // `per_iter` elements of work each) is worth splitting; if so it must run
+  // over [lo, hi), chunks a multiple of `unit` iterations, and EndKernel
+  // emits the split. Small kernels stay on the calling thread.
+  bool SplitFirstLoop(int64_t outer, int64_t per_iter, int64_t unit) {
+    const int64_t kGrain = std::max<int64_t>(opts_.thread_grain, 1);
+    per_iter = std::max<int64_t>(per_iter, 1);
+    if (!opts_.threads || outer < 2 || outer * per_iter < 2 * kGrain) return false;
+    par_total_ = outer;
+    par_unit_ = unit;
+    par_grain_ = std::max<int64_t>(unit, (kGrain + per_iter - 1) / per_iter);
+    return true;
+  }
+  static int64_t Product(const std::vector<int64_t>& v, size_t from) {
+    int64_t p = 1;
+    for (size_t d = from; d < v.size(); ++d) p *= v[d];
+    return p;
   }
 
   // ---- elementwise kernels (fused) ----
@@ -367,9 +400,11 @@ class CEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::string tct, CType(target->meta().dtype));
     if (tiled) {
       const int64_t total = sp.sizes[0];
+      const bool split = SplitFirstLoop(total, 1, kTile);  // chunks of whole tiles
+      const std::string lo = split ? "lo" : "0", hi = split ? "hi" : std::to_string(total);
       loops_ << "  " << tct << " tile[" << kTile << "];\n";
-      loops_ << "  for (int64_t t = 0; t < " << total << "; t += " << kTile << ") {\n";
-      loops_ << "    const int64_t n = " << total << " - t < " << kTile << " ? " << total << " - t : " << kTile << ";\n";
+      loops_ << "  for (int64_t t = " << lo << "; t < " << hi << "; t += " << kTile << ") {\n";
+      loops_ << "    const int64_t n = " << hi << " - t < " << kTile << " ? " << hi << " - t : " << kTile << ";\n";
       std::string running = load_target ? load_expr_.at(target) : "";
       for (size_t k = 0; k < group.size(); ++k) {
         AOT_ASSIGN_OR_RETURN(std::string e, Expr(group[k], group[k]->op().Writes() ? running : ""));
@@ -381,8 +416,11 @@ class CEmitter final : public KernelLowering {
       return Status::Ok();
     }
     std::string indent = "  ";
+    const bool split = !sp.sizes.empty() && SplitFirstLoop(sp.sizes[0], Product(sp.sizes, 1), sp.sizes.size() == 1 ? 16 : 1);
     for (size_t d = 0; d < sp.sizes.size(); ++d) {
-      loops_ << indent << "for (int64_t " << vars[d] << " = 0; " << vars[d] << " < " << sp.sizes[d] << "; ++" << vars[d] << ")";
+      const bool range = split && d == 0;
+      loops_ << indent << "for (int64_t " << vars[d] << " = " << (range ? "lo" : "0") << "; " << vars[d] << " < "
+             << (range ? std::string("hi") : std::to_string(sp.sizes[d])) << "; ++" << vars[d] << ")";
       loops_ << (d + 1 == sp.sizes.size() ? " {\n" : "\n");
       indent += "  ";
     }
@@ -403,12 +441,16 @@ class CEmitter final : public KernelLowering {
   // ---- other kernels ----
 
   // A nested loop over `sizes` with variables i0..; returns the indent inside.
-  std::string OpenLoops(const std::vector<int64_t>& sizes, const std::string& prefix, std::vector<std::string>* vars) {
+  // split: the first loop runs over [lo, hi) (see SplitFirstLoop).
+  std::string OpenLoops(const std::vector<int64_t>& sizes, const std::string& prefix, std::vector<std::string>* vars,
+                        bool split = false) {
     std::string indent = "  ";
     for (size_t d = 0; d < sizes.size(); ++d) {
       std::string v = prefix + std::to_string(d);
       vars->push_back(v);
-      loops_ << indent << "for (int64_t " << v << " = 0; " << v << " < " << sizes[d] << "; ++" << v << ") {\n";
+      const bool range = split && d == 0;
+      loops_ << indent << "for (int64_t " << v << " = " << (range ? "lo" : "0") << "; " << v << " < "
+             << (range ? std::string("hi") : std::to_string(sizes[d])) << "; ++" << v << ") {\n";
       indent += "  ";
     }
     return indent;
@@ -472,7 +514,8 @@ class CEmitter final : public KernelLowering {
     const std::vector<int64_t>&outer_sizes = rd.outer, &inner_sizes = rd.inner, &xo = rd.x_outer, &xi = rd.x_inner, &yo = rd.y_outer;
     const int64_t count = rd.count;
     std::vector<std::string> vo, vi;
-    std::string ind = OpenLoops(outer_sizes, "o", &vo);
+    const bool split = !outer_sizes.empty() && SplitFirstLoop(outer_sizes[0], Product(outer_sizes, 1) * count, 1);
+    std::string ind = OpenLoops(outer_sizes, "o", &vo, split);
     std::string init = name == "sum" || name == "mean" ? "0" : name == "prod" ? "1" : px + "[" + Lin(vo, xo) + "]";
     if (kahan) loops_ << ind << AccDecl(at, "acc", init) << "\n";
     else loops_ << ind << acc_t << " acc = " << init << ";\n";
@@ -533,8 +576,9 @@ class CEmitter final : public KernelLowering {
     for (size_t d = 0; d < rank; ++d)
       if (d != dim) { outer.push_back(x->meta().sizes[d]); xo.push_back(x->meta().strides[d]); yo.push_back(y->meta().strides[d]); }
     std::vector<std::string> vo;
-    std::string ind = OpenLoops(outer, "o", &vo);
     const int64_t len = x->meta().sizes[dim], xs = x->meta().strides[dim], ys = y->meta().strides[dim];
+    const bool split = !outer.empty() && SplitFirstLoop(outer[0], Product(outer, 1) * len * 4, 1);  // ~4 passes a row
+    std::string ind = OpenLoops(outer, "o", &vo, split);
     std::string xb = Lin(vo, xo), yb = Lin(vo, yo);
     const DType t = x->meta().dtype == DType::kFloat32 && y->meta().dtype == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64;
     const std::string a = AccT(t), ex = MathFn(t, "exp"), xr = "(" + a + ")" + px + "[" + xb + " + r * " + std::to_string(xs) + "]";
@@ -1127,7 +1171,8 @@ class CEmitter final : public KernelLowering {
       << " *   static uint8_t arena[" << N << "_ARENA_BYTES] __attribute__((aligned(64))); */\n";
     h << "#define " << N << "_ARENA_BYTES " << ArenaTotal() << "\n";
     h << "#define " << N << "_WEIGHTS_BYTES " << wbytes << " /* 0: embedded */\n";
-    h << "#define " << N << "_NUM_INPUTS " << nin << "\n#define " << N << "_NUM_OUTPUTS " << nout << "\n\n";
+    h << "#define " << N << "_NUM_INPUTS " << nin << "\n#define " << N << "_NUM_OUTPUTS " << nout << "\n";
+    h << "#define " << N << "_MAX_THREADS " << (opts_.threads ? kMaxThreads : 1) << " /* 1: single-threaded (--embedded) */\n\n";
     h << "/* Entry points for static linking (firmware): no loader needed. */\n";
     h << "AOT_EXPORT size_t " << N << "_arena_bytes(void);\n";
     h << "AOT_EXPORT size_t " << N << "_weights_bytes(void);\n";
@@ -1139,6 +1184,10 @@ class CEmitter final : public KernelLowering {
     h << "AOT_EXPORT int " << N << "_run_msg(const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs,\n"
       << "                    size_t num_outputs, void* arena, size_t arena_bytes, const void* weights, char* err,\n"
       << "                    size_t err_len);\n";
+    if (opts_.threads)
+      h << "/* Threads the kernels split over: 1.." << N << "_MAX_THREADS, or 0 for one per CPU (the default). Shared by\n"
+        << " * every user of this library; the same as aot_model_set_option(m, \"threads\", n). Link with -pthread. */\n"
+        << "AOT_EXPORT int " << N << "_set_threads(int n);\n";
     const bool checked = WeightsChecked();
     if (checked)
       h << "/* Checks the weights (`weights` as for " << N << "_run) against the CRC-32 recorded at compile time:\n"
@@ -1151,8 +1200,11 @@ class CEmitter final : public KernelLowering {
     std::ostringstream c;
     c << "/* Generated by atenaot from " << CComment(opts_.source_note) << ". Do not edit.\n * " << kernel_count_ << " kernels, arena "
       << ArenaTotal() << " bytes (" << plan_.placement.algorithm << "). */\n";
+    if (opts_.threads) c << "#define _POSIX_C_SOURCE 200809L /* pthreads, sysconf */\n";
     c << "#include \"" << N << ".h\"\n\n#include <math.h>\n#include <stdint.h>\n#include <string.h>\n";
-    c << kCSupportValidation << kCSupportMath << "\n";
+    if (opts_.threads) c << "#include <pthread.h>\n#include <unistd.h>\n";
+    c << kCSupportValidation << kCSupportMath << kCpuCheckSource << "\n";
+    if (opts_.threads) c << kCThreadsSource << "\n";
     if (kl_used_) c << "/* ---- the kernel library (codegen/kernels) ---- */\n#define AOT_KAPI AOT_UNUSED static\n" << kKernelsSource << "\n";
     c << weights_.str() << "\n" << kernels_.str();
     c << "static void aot__compute(void* const* in, void* const* out, uint8_t* arena, const uint8_t* wts) {\n"
@@ -1184,12 +1236,14 @@ class CEmitter final : public KernelLowering {
       << "  if (err && err_len) err[0] = 0;\n"
       << "  return aot__run(0, inputs, num_inputs, outputs, num_outputs, arena, arena_bytes, weights, 0, err, err_len);\n}\n\n";
     c << WeightsOptionSource(checked);
+    if (opts_.threads) c << "int " << N << "_set_threads(int n) { return aot__set_threads(n, 0, 0); }\n";
+    c << CpuCheckedOpen(checked && !opts_.embed_weights ? "aot__open" : "");
     c << "static const aot_compiled_model aot__model = {ATENAOT_ABI_VERSION, \"" << N << "\", AOT_DEVICE_CPU, 0, " << nin
       << ", " << nout << ", aot__inputs, aot__outputs, " << ArenaTotal() << ", " << wbytes << ", "
-      << (checked && !opts_.embed_weights ? "aot__open" : "0") << ", 0, aot__run, aot__set_option};\n";
+      << "aot__open_checked, 0, aot__run, aot__set_option};\n";
     c << "const aot_compiled_model* " << N << "_model(void) { return &aot__model; }\n";
     c << "#ifdef AOT_SHARED_ENTRY\n/* What the loader (aot_model_open) looks up in a shared library. */\n"
-      << "AOT_EXPORT const aot_compiled_model* aot_compiled_model_entry(void) { return &aot__model; }\n#endif\n";
+      << "AOT_EXPORT AOT_BASELINE const aot_compiled_model* aot_compiled_model_entry(void) { return &aot__model; }\n#endif\n";
     out.source = c.str();
     return out;
   }
@@ -1216,11 +1270,12 @@ class CEmitter final : public KernelLowering {
           << "  *state = (void*)(uintptr_t)weights;\n  return AOT_OK;\n}\n";
     }
     c << "static aot_status aot__set_option(void* state, const char* key, int64_t value, char* err, size_t err_len) {\n"
-      << "  (void)state;\n"
-      << "  if (strcmp(key, \"verify_weights\") != 0) {\n"
+      << "  (void)state;\n";
+    if (opts_.threads) c << "  if (strcmp(key, \"threads\") == 0) return aot__set_threads(value, err, err_len);\n";
+    c << "  if (strcmp(key, \"verify_weights\") != 0) {\n"
       << "    aot__fail(err, err_len, AOT_ERR_BAD_OPTION, \"unknown option\", key);\n"
       << "    aot__msg m = aot__tail(err, err_len);\n"
-      << "    aot__put(&m, \" (CPU models take verify_weights)\");\n"
+      << "    aot__put(&m, \"" << (opts_.threads ? " (CPU models take threads and verify_weights)" : " (CPU models take verify_weights)") << "\");\n"
       << "    return AOT_ERR_BAD_OPTION;\n  }\n"
       << "  if (value != 1) return aot__fail(err, err_len, AOT_ERR_BAD_OPTION, \"verify_weights\", "
       << "\"takes 1 (check the weights' CRC-32 now)\");\n";
@@ -1258,6 +1313,7 @@ class CEmitter final : public KernelLowering {
   std::vector<const Node*> epilogue_group_;  // the elementwise run they come from
   bool epilogue_consumed_ = false;
   std::unordered_map<const Value*, std::string> packed_;  // weight -> its packed copy
+  int64_t par_total_ = 0, par_unit_ = 1, par_grain_ = 1;  // the current kernel's split (SplitFirstLoop)
 };
 
 }  // namespace

@@ -31,6 +31,12 @@ struct CodegenOptions {
   // (codegen/kernels: packed weights, scratch at the arena's tail). Ignored
   // with float_accumulation, whose targets keep the small generic kernels.
   bool kernel_library = true;
+  // Split large kernels (elementwise ranges, reductions and softmax over
+  // rows) over a thread pool (codegen/c_threads.h); the "threads" option
+  // and NAME_set_threads choose how many. `compile --embedded` clears it: no
+  // thread code at all.
+  bool threads = true;
+  int64_t thread_grain = 16384;   // elements of work per thread at least (tests use tiny ones to split everything)
   std::string source_note;        // e.g. the model path, for the file banner
 };
 

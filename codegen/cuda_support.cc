@@ -6,6 +6,16 @@ const char kCudaSupportDevice[] = R"CU(
 /* ---- device helpers ---- */
 /* The elementwise table's helpers (same semantics as the C backend's). */
 AOT_UNUSED static __device__ __forceinline__ float aot__expf(float x) { return expf(x); }
+AOT_UNUSED static __device__ __forceinline__ float aot__logf(float x) { return logf(x); }
+AOT_UNUSED static __device__ __forceinline__ float aot__tanhf(float x) { return tanhf(x); }
+AOT_UNUSED static __device__ __forceinline__ float aot__erff(float x) { return erff(x); }
+AOT_UNUSED static __device__ __forceinline__ float aot__powf(float x, float y) { return powf(x, y); }
+AOT_UNUSED static __device__ __forceinline__ float aot__sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+AOT_UNUSED static __device__ __forceinline__ float aot__siluf(float x) { return x / (1.0f + expf(-x)); }
+AOT_UNUSED static __device__ __forceinline__ float aot__gelu_erff(float x) { return 0.5f * x * erfcf(x * -0.70710678118654752f); }
+AOT_UNUSED static __device__ __forceinline__ float aot__gelu_tanhf(float x) {
+  return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+}
 AOT_UNUSED static __device__ __forceinline__ int64_t aot__floordiv_i64(int64_t a, int64_t b) {
   if (b == 0) return 0; /* ATen raises; compiled code has no exceptions */
   int64_t q = a / b;

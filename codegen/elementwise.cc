@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "codegen/c_types.h"
 #include "passes/type_promotion.h"
@@ -12,10 +13,12 @@ namespace {
 using X = std::vector<std::string>;
 
 bool IsFloat(const std::string& ct) { return ct == "float" || ct == "double"; }
-// libm name for the compute type: expf for float, exp for double. Float exp
-// uses atenaot's branch-free version so loops vectorise.
+// libm name for the compute type: expf for float, exp for double. Float
+// transcendentals use atenaot's branch-free versions (c_support.cc, error
+// bounds there) so fused loops vectorise.
 std::string M(const std::string& fn, const std::string& ct) {
-  if (fn == "exp" && ct == "float") return "aot__expf";
+  static const std::unordered_set<std::string> kOwn = {"exp", "log", "tanh", "erf", "pow"};
+  if (ct == "float" && kOwn.count(fn)) return "aot__" + fn + "f";
   return ct == "float" ? fn + "f" : fn;
 }
 
@@ -113,15 +116,22 @@ std::unordered_map<std::string, ElementwiseOp> BuildTable() {
   add("rsqrt", {0}, [](const X& x, const Node&, const std::string& ct) { return "((" + ct + ")1 / " + M("sqrt", ct) + "(" + x[0] + "))"; });
   add("square", {0}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " * " + x[0] + ")"; });
   add("sign", {0}, [](const X& x, const Node&, const std::string& ct) { return "((" + ct + ")((" + x[0] + " > 0) - (" + x[0] + " < 0)))"; });
-  add("sigmoid", {0}, [](const X& x, const Node&, const std::string& ct) { return "((" + ct + ")1 / ((" + ct + ")1 + " + M("exp", ct) + "(-" + x[0] + ")))"; });
+  add("sigmoid", {0}, [](const X& x, const Node&, const std::string& ct) {
+    if (ct == "float") return "aot__sigmoidf(" + x[0] + ")";
+    return "((" + ct + ")1 / ((" + ct + ")1 + " + M("exp", ct) + "(-" + x[0] + ")))";
+  });
   add("relu", {0}, [](const X& x, const Node&, const std::string& ct) {
     // `|`, not `||`: no short circuit, so the loop has no branch and vectorises.
     return IsFloat(ct) ? "(((" + x[0] + " > 0) | (" + x[0] + " != " + x[0] + ")) ? " + x[0] + " : (" + ct + ")0)"
                        : "(" + x[0] + " > 0 ? " + x[0] + " : 0)";
   });
-  add("silu", {0}, [](const X& x, const Node&, const std::string& ct) { return "(" + x[0] + " / ((" + ct + ")1 + " + M("exp", ct) + "(-" + x[0] + ")))"; });
+  add("silu", {0}, [](const X& x, const Node&, const std::string& ct) {
+    if (ct == "float") return "aot__siluf(" + x[0] + ")";
+    return "(" + x[0] + " / ((" + ct + ")1 + " + M("exp", ct) + "(-" + x[0] + ")))";
+  });
   add("gelu", {0}, [](const X& x, const Node& n, const std::string& ct) {
     bool tanh_approx = n.args().size() > 1 && n.args()[1].literal.kind == Literal::Kind::kString && n.args()[1].literal.s == "tanh";
+    if (ct == "float") return std::string(tanh_approx ? "aot__gelu_tanhf(" : "aot__gelu_erff(") + x[0] + ")";
     if (tanh_approx)
       return "((" + ct + ")0.5 * " + x[0] + " * ((" + ct + ")1 + " + M("tanh", ct) + "((" + ct + ")0.7978845608028654 * (" + x[0] +
              " + (" + ct + ")0.044715 * " + x[0] + " * " + x[0] + " * " + x[0] + "))))";

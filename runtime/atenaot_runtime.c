@@ -50,6 +50,7 @@ const char* aot_status_name(aot_status s) {
     case AOT_ERR_BAD_OPTION: return "AOT_ERR_BAD_OPTION";
     case AOT_ERR_CORRUPT_WEIGHTS: return "AOT_ERR_CORRUPT_WEIGHTS";
     case AOT_ERR_OVERLAP: return "AOT_ERR_OVERLAP";
+    case AOT_ERR_UNSUPPORTED_CPU: return "AOT_ERR_UNSUPPORTED_CPU";
   }
   return "AOT_ERR_UNKNOWN";
 }

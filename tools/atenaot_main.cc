@@ -140,7 +140,7 @@ Every plan is checked for overlaps before it is reported.
 )";
 
 constexpr char kCompileHelp[] = R"(usage: atenaot compile MODEL --inputs F.npy... -o DIR [--name NAME] [--weights embed|file|c]
-                       [--algo NAME] [--schedule memory|none] [--march-native] [--embedded]
+                       [--algo NAME] [--schedule memory|none] [--cpu NAME] [--embedded]
                        [--target cpu|cuda] [--cuda-arch sm_XX] [--emit-only] [--quiet]
 
 Compiles MODEL for the shapes and dtypes of the sample inputs into DIR:
@@ -161,7 +161,13 @@ intermediates live in one arena of the planned size.
   --name NAME      C identifier prefix (default: model)
   --algo NAME      placement algorithm (default best)
   --schedule S     memory (default) or none: as for `atenaot plan`
-  --march-native   build for this machine's CPU ($CC or cc is the compiler)
+  --cpu NAME       the instruction set to build for ($CC or cc compiles):
+                   native, x86-64-v2, x86-64-v3, x86-64-v4, armv8-a (with an
+                   AArch64 $CC) or cortex-m4 (= --embedded). Default: the
+                   highest x86-64 level this machine has (this machine's
+                   speed; libraries check the CPU at open and fail with
+                   AOT_ERR_UNSUPPORTED_CPU, never SIGILL, on older ones)
+  --march-native   the same as --cpu native
   --embedded       write only the sources (NAME.c, NAME.h, atenaot.h,
                    atenaot_model.h and the weights files) and build nothing:
                    for cross-compiling into firmware, which calls NAME_run
@@ -232,6 +238,7 @@ struct Options {
   std::string name = "model";
   std::string weights_mode = "embed";
   bool march_native = false;
+  std::string cpu;                      // compile --cpu ("" = DefaultCpu())
   bool embedded = false;                // compile: sources only, no host build
   std::string target = "cpu";           // compile: cpu (C) or cuda
   std::string cuda_arch = "sm_90";      // compile --target cuda
@@ -265,6 +272,11 @@ Status ParseArgs(int argc, char** argv, Options* o) {
         return InvalidArgument("--weights must be embed, file or c, got '" + o->weights_mode + "'");
     }
     else if (a == "--march-native") o->march_native = true;
+    else if (a == "--cpu") {
+      AOT_ASSIGN_OR_RETURN(o->cpu, need_value("--cpu"));
+      if (o->cpu == "cortex-m4") o->embedded = true;  // firmware: sources for arm-none-eabi-gcc
+      else AOT_RETURN_IF_ERROR(CpuFlags(o->cpu).status());
+    }
     else if (a == "--embedded") o->embedded = true;
     else if (a == "--target") {
       AOT_ASSIGN_OR_RETURN(o->target, need_value("--target"));
@@ -459,7 +471,8 @@ Status Plan(const Options& o) {
 
 // compile --target cuda: the same plan, as CUDA (codegen/cuda_codegen.h).
 Status CompileCuda(const Options& o, const std::vector<NpyArray>& inputs, Graph& g) {
-  if (o.embedded || o.march_native) return InvalidArgument("--embedded and --march-native are for the C target, not --target cuda");
+  if (o.embedded || o.march_native || !o.cpu.empty())
+    return InvalidArgument("--embedded, --cpu and --march-native are for the C target, not --target cuda");
   if (o.weights_mode == "c") return InvalidArgument("--weights c is for the C target; --target cuda takes embed or file");
   CudaBuildOptions bopts;
   bopts.arch = o.cuda_arch;
@@ -499,6 +512,10 @@ Status Compile(const Options& o) {
   AOT_RETURN_IF_ERROR(CheckModelName(o.name).WithContext("--name"));
   if (o.embedded && o.march_native)
     return InvalidArgument("--march-native builds for this machine; it cannot be combined with --embedded");
+  if (o.embedded && !o.cpu.empty() && o.cpu != "cortex-m4")
+    return InvalidArgument("--embedded writes sources for the firmware's compiler; --cpu " + o.cpu + " builds a library");
+  if (o.march_native && !o.cpu.empty() && o.cpu != "native")
+    return InvalidArgument("--march-native and --cpu " + o.cpu + " disagree");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
   Progress progress(!o.quiet && !o.time_passes && o.target != "cuda");
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Compile(o, inputs, "import", &progress));
@@ -508,6 +525,7 @@ Status Compile(const Options& o) {
   copts.embed_weights = o.weights_mode != "file";
   copts.weights_as_c_arrays = o.weights_mode == "c";
   copts.float_accumulation = o.embedded;  // single-precision FPUs: no soft-double routines
+  copts.threads = !o.embedded;            // firmware: no thread code
   copts.source_note = o.model;
   PipelineOptions popts;
   popts.timing = o.time_passes ? &std::cerr : progress.timing();
@@ -529,10 +547,12 @@ Status Compile(const Options& o) {
   }
   BuildOptions bopts;
   bopts.march_native = o.march_native;
+  bopts.cpu = o.cpu;
   progress.Stage("emit " + o.name + ".c, build lib" + o.name + ".so/.a and the runtime with cc");
   AOT_ASSIGN_OR_RETURN(std::string lib, WriteAndBuild(gen, o.output_file, o.name, bopts));
   progress.Clear();
-  std::cout << "compiled " << o.model << " -> " << lib << " (" << gen.kernels << " kernels, arena " << gen.arena_bytes
+  const std::string cpu = o.march_native ? "native" : o.cpu.empty() ? DefaultCpu() : o.cpu;
+  std::cout << "compiled " << o.model << " -> " << lib << " (--cpu " << (cpu.empty() ? "baseline" : cpu) << "; " << gen.kernels << " kernels, arena " << gen.arena_bytes
             << " bytes, LOAD " << plan.lower_bound_bytes << " bytes)\n";
   return Status::Ok();
 }

@@ -393,12 +393,19 @@ class Model(object):
         return results
 
     def set_option(self, key, value):
-        """Sets a model option (CUDA models: "cuda_graph" 0/1); AtenaotError
+        """Sets a model option (CPU models: "threads" N, "verify_weights" 1;
+        CUDA models: "cuda_graph" 0/1); AtenaotError
         AOT_ERR_BAD_OPTION for options the model does not have."""
         if self._handle is None:
             raise ValueError("set_option on a closed Model")
         with self._lock:
             self._check(self._rt.aot_model_set_option(self._handle, key.encode(), int(value)))
+
+    def set_threads(self, n):
+        """CPU models: the threads kernels split over (n >= 1, or 0 for one
+        per CPU, the default); the pool belongs to the library, so every
+        Model of it shares the setting."""
+        self.set_option("threads", n)
 
     def close(self):
         """Frees the model (idempotent)."""

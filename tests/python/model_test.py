@@ -88,6 +88,8 @@ def common_checks(d, name, x_flat, x_shape, exp_flat, exp_shape, use_numpy):
     check(m.version.startswith("atenaot "), "runtime version %r" % m.version)
     check(m.device == "cpu" and not m.inputs[0].mutated, "device %s, mutated %s" % (m.device, m.inputs[0].mutated))
     expect_error(lambda: m.set_option("cuda_graph", 1), "AOT_ERR_BAD_OPTION", "unknown option cuda_graph", "option on a CPU model")
+    expect_error(lambda: m.set_threads(65), "AOT_ERR_BAD_OPTION", "threads takes 0 (one per CPU) to 64", "65 threads")
+    m.set_threads(3)  # then the runs below use the pool wherever a kernel splits
     # Misuse: every case raises with the ABI's status and message, nothing crashes.
     n = len(x_flat)
     wrong = am.Tensor(array.array("f", x_flat), (x_shape[0] * 2, x_shape[1] // 2) if len(x_shape) == 2 else (n,))

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "atenaot.h"
@@ -25,6 +26,9 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
   CodegenOptions copts;
   copts.name = "m";
   copts.float_accumulation = float_accumulation;
+  // ATENAOT_TEST_THREADS=N: every kernel that can split does (tiny grain), on N threads.
+  const char* threads = std::getenv("ATENAOT_TEST_THREADS");
+  if (threads && *threads) copts.thread_grain = 1;
   auto compiled = CompileGraph(g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, inputs); }, copts);
   if (!compiled.ok()) { r.error = compiled.status().ToString(); return r; }
   const GeneratedC* gen = &compiled->c;
@@ -35,6 +39,11 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
   if (!lib.ok()) { r.error = lib.status().ToString(); return r; }
   aot_model* m = nullptr;
   if (aot_model_open(lib->c_str(), &m) != AOT_OK) { r.error = aot_last_error(); return r; }
+  if (threads && *threads && aot_model_set_option(m, "threads", std::atoi(threads)) != AOT_OK) {
+    r.error = aot_last_error();
+    aot_model_free(m);
+    return r;
+  }
   std::vector<aot_tensor> in, out;
   auto describe = [](const at::Tensor& t) {
     aot_tensor d{};

@@ -54,6 +54,7 @@ pub mod sys {
     pub const AOT_ERR_BAD_OPTION: aot_status = 15;
     pub const AOT_ERR_OVERLAP: aot_status = 16;
     pub const AOT_ERR_CORRUPT_WEIGHTS: aot_status = 17;
+    pub const AOT_ERR_UNSUPPORTED_CPU: aot_status = 18;
 
     /// `aot_dtype` (kept as an integer: a value the C side sends that Rust
     /// does not know must not become an invalid Rust enum).
@@ -183,6 +184,8 @@ pub enum Status {
     CorruptWeights,
     /// AOT_ERR_OVERLAP: a tensor overlaps the arena, or an output another tensor
     Overlap,
+    /// AOT_ERR_UNSUPPORTED_CPU: the library was built for CPU features this CPU lacks
+    UnsupportedCpu,
     /// A code this crate does not know.
     Unknown(i32),
 }
@@ -209,6 +212,7 @@ impl Status {
             sys::AOT_ERR_BAD_OPTION => Status::BadOption,
             sys::AOT_ERR_CORRUPT_WEIGHTS => Status::CorruptWeights,
             sys::AOT_ERR_OVERLAP => Status::Overlap,
+            sys::AOT_ERR_UNSUPPORTED_CPU => Status::UnsupportedCpu,
             other => Status::Unknown(other),
         })
     }
@@ -233,6 +237,7 @@ impl Status {
             Status::BadOption => sys::AOT_ERR_BAD_OPTION,
             Status::CorruptWeights => sys::AOT_ERR_CORRUPT_WEIGHTS,
             Status::Overlap => sys::AOT_ERR_OVERLAP,
+            Status::UnsupportedCpu => sys::AOT_ERR_UNSUPPORTED_CPU,
             Status::Unknown(c) => c,
         }
     }
@@ -650,6 +655,21 @@ impl Model {
     /// Bytes of scratch memory one run needs.
     pub fn arena_bytes(&self) -> usize {
         self.arena_bytes
+    }
+
+    /// Sets a model option (aot_model_set_option): CPU models take
+    /// "threads" (N >= 1, or 0 for one per CPU; the pool is per library)
+    /// and "verify_weights" = 1; CUDA models "cuda_graph" 0/1.
+    pub fn set_option(&mut self, key: &str, value: i64) -> Result<(), Error> {
+        let key = CString::new(key)
+            .map_err(|_| Error::new(Status::BadOption, "an option name contains a NUL byte".to_string()))?;
+        // SAFETY: the handle is live and the key a valid C string for the call.
+        check(unsafe { sys::aot_model_set_option(self.raw.as_ptr(), key.as_ptr(), value) })
+    }
+
+    /// The threads a CPU model's kernels split over (0: one per CPU).
+    pub fn set_threads(&mut self, threads: i64) -> Result<(), Error> {
+        self.set_option("threads", threads)
     }
 
     /// Runs the model with its own arena. On error nothing was written.

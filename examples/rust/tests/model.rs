@@ -117,6 +117,18 @@ fn runs_the_example_and_matches_eager() {
     .join()
     .unwrap();
     assert_eq!(y.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), y2.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+
+    // Threads: a bad count is refused; 3 threads give the same bits.
+    let mut model = std::sync::Arc::try_unwrap(model).unwrap_or_else(|_| panic!("the model is still shared"));
+    let e = model.set_threads(65).unwrap_err();
+    assert_eq!(e.status, Status::BadOption, "{e}");
+    model.set_threads(3).unwrap_or_else(|e| panic!("{e}"));
+    let mut y3 = vec![0f32; y.len()];
+    let (xs, ys) = (model.inputs()[0].shape.clone(), model.outputs()[0].shape.clone()); // the others moved
+    model
+        .run(&[TensorRef::new(&mut x, &xs).unwrap()], &mut [TensorMut::new(&mut y3, &ys).unwrap()])
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(y.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), y3.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
 }
 
 #[test]

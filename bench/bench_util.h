@@ -1,0 +1,28 @@
+// Helpers the C++ benchmarks share: medians of timings, and a float32
+// LibTorch tensor as a C ABI descriptor.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "atenaot.h"
+
+namespace atenaot {
+
+inline double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+inline aot_tensor Describe(const at::Tensor& t) {
+  aot_tensor d{};
+  d.data = t.data_ptr();
+  d.dtype = AOT_FLOAT32;
+  d.ndim = static_cast<int32_t>(t.dim());
+  for (int64_t k = 0; k < t.dim(); ++k) { d.sizes[k] = t.size(k); d.strides[k] = t.stride(k); }
+  return d;
+}
+
+}  // namespace atenaot
