@@ -86,7 +86,7 @@ class JitImporter {
                            "; only tensor inputs are supported");
       AOT_ASSIGN_OR_RETURN(TensorMeta m, MetaFromTensor(samples[i], StorageId(samples[i])));
       // Run-time storage ids must follow the copies, which alias like the samples.
-      storage_ids_[run_inputs[i].storage().unsafeGetStorageImpl()] = m.storage;
+      MapStorage(run_inputs[i], m.storage);
       Value* v = g_->AddInput(UniqueName(jv->debugName()), m);
       tensors_[jv] = v;
       env_[jv] = run_inputs[i];
@@ -115,8 +115,16 @@ class JitImporter {
     auto it = storage_ids_.find(key);
     if (it != storage_ids_.end()) return it->second;
     int64_t id = g_->NewStorageId();
-    storage_ids_[key] = id;
+    MapStorage(t, id);
     return id;
+  }
+
+  // storage_ids_ is keyed by StorageImpl address: the storage is kept alive
+  // so that no later tensor gets its address, and with it this id (a folded
+  // constant's freed storage once gave a new result the weight's id).
+  void MapStorage(const at::Tensor& t, int64_t id) {
+    storage_ids_[t.storage().unsafeGetStorageImpl()] = id;
+    mapped_storages_.push_back(t.storage());
   }
 
   std::string UniqueName(const std::string& want) {
@@ -155,14 +163,14 @@ class JitImporter {
     // weight, in a storage that maps to the weight's id, so their storage ids
     // and offsets are the weight's (bug I1: they kept the constant's own).
     at::Tensor laid_out = at::empty(t.sizes(), t.options()).copy_(t);  // strides as ContiguousStrides
-    storage_ids_[laid_out.storage().unsafeGetStorageImpl()] = w.meta.storage;
+    MapStorage(laid_out, w.meta.storage);
     if (laid_out_out) *laid_out_out = laid_out;
     // The constant itself, when it is exactly its storage and no other value
     // claimed it, maps there too (a list built before holds it).
     const c10::StorageImpl* own = t.storage().unsafeGetStorageImpl();
     if (t.storage_offset() == 0 && t.is_contiguous() && t.storage().nbytes() == t.nbytes() &&
         !storage_ids_.count(own))
-      storage_ids_[own] = w.meta.storage;
+      MapStorage(t, w.meta.storage);
     Value* v = g_->AddWeight(name, name, w.meta);
     g_->weights()[name] = std::move(w);
     return v;
@@ -472,7 +480,7 @@ class JitImporter {
     }
     if (!any_tensor) return false;
     for (const jit::Value* o : n->outputs())
-      if (!o->type()->cast<c10::TensorType>()) return false;
+      if (!o->type()->cast<c10::TensorType>() || WrittenLater(o)) return false;
     AOT_ASSIGN_OR_RETURN(std::vector<c10::IValue> results, Execute(n));
     for (const c10::IValue& r : results)
       if (!r.isTensor() || r.toTensor().dim() != 0) return false;  // imported as a real op instead
@@ -481,6 +489,32 @@ class JitImporter {
       static_tensors_.insert(n->outputs()[k]);
     }
     return true;
+  }
+
+  // True when v, or a view of it, is written in place later: folded into a
+  // constant it would make the program write module state (random programs:
+  // `t0.max(0)` of a tensor constant, then `zero_` on the indices).
+  static bool WrittenLater(const jit::Value* v, int depth = 0) {
+    if (depth > 32) return true;  // deep alias chains: do not fold
+    for (const jit::Use& u : v->uses()) {
+      const jit::Node* user = u.user;
+      const c10::FunctionSchema* schema = user->maybeSchema();
+      if (!schema) {
+        const auto k = user->kind();
+        if (k == jit::prim::ListConstruct || k == jit::prim::TupleConstruct || k == jit::prim::ListUnpack ||
+            k == jit::prim::TupleUnpack)
+          for (const jit::Value* o : user->outputs())
+            if (WrittenLater(o, depth + 1)) return true;
+        continue;
+      }
+      if (u.offset >= schema->arguments().size()) continue;
+      const c10::AliasInfo* info = schema->arguments()[u.offset].alias_info();
+      if (!info) continue;
+      if (info->isWrite()) return true;
+      for (const jit::Value* o : user->outputs())  // a view of v
+        if (WrittenLater(o, depth + 1)) return true;
+    }
+    return false;
   }
 
   // For error messages: the first graph input whose data flows into n's results.
@@ -601,6 +635,7 @@ class JitImporter {
   std::unordered_set<const jit::Value*> static_tensors_;
   std::unordered_map<const jit::Value*, std::string> data_origin_;
   std::unordered_map<const c10::StorageImpl*, int64_t> storage_ids_;
+  std::vector<c10::Storage> mapped_storages_;  // keeps storage_ids_'s keys alive
 };
 
 }  // namespace

@@ -32,6 +32,8 @@ AOT_BASELINE static int aot__cpu_fail(char* err, size_t err_len, const char* fea
   return AOT_ERR_UNSUPPORTED_CPU;
 }
 AOT_BASELINE AOT_UNUSED static int aot__cpu_check(char* err, size_t err_len) {
+  (void)err; /* unused when built for the baseline ISA */
+  (void)err_len;
   __builtin_cpu_init();
 #ifdef __SSE3__
   if (!__builtin_cpu_supports("sse3") || aot__cpu_hidden("sse3")) return aot__cpu_fail(err, err_len, "sse3");

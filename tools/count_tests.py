@@ -107,9 +107,10 @@ def main():
         if not ok:
             unlisted += 1
         print("  %s %s: %s" % ("allowed  " if ok else "NOT ALLOWED", cid, reason or "(no reason given)"))
-    cuda = [cid for cid, _ in skipped if "cuda" in cid.lower()]
+    cuda = [(cid, r) for cid, r in skipped if "cuda" in cid.lower()]
     if cuda:
-        print("CUDA NOT CHECKED: %d CUDA case(s) skipped (no nvcc at /usr/local/cuda/bin/nvcc)" % len(cuda))
+        why = sorted({"no nvcc" if "nvcc" in r else "no CUDA device" if "device" in r else "skipped" for _, r in cuda})
+        print("CUDA NOT CHECKED: %d CUDA case(s) skipped (%s)" % (len(cuda), ", ".join(why)))
 
     total = collections.Counter(result for result, _ in merged.values())
     failed = total["failed"] + unlisted

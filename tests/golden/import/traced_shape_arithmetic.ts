@@ -40,7 +40,7 @@ graph(%x : Float(2, 4, 3, 2, strides=[24, 6, 2, 1], requires_grad=0, device=cpu)
 # CHECK-LABEL: graph @forward(%x: f32[2,4,3,2]@s0) {
 # CHECK-NEXT:    weight %[[S:[0-9a-z_.]+]]: f32[]@s1 = "[[S]]"
 # CHECK-NEXT:    %[[V:[0-9a-z_.]+]] = aten::view(%x, [2, 2, 2, 6]) : f32[2,2,2,6]@s0
-# CHECK-NEXT:    %[[Y:[0-9a-z_.]+]] = aten::mul.Tensor(%[[V]], %[[S]]) : f32[2,2,2,6]@s1
-# CHECK-NEXT:    %[[Z:[0-9a-z_.]+]] = aten::add.Scalar(%[[V]], 6, 1) : f32[2,2,2,6]@s2
+# CHECK-NEXT:    %[[Y:[0-9a-z_.]+]] = aten::mul.Tensor(%[[V]], %[[S]]) : f32[2,2,2,6]@s2
+# CHECK-NEXT:    %[[Z:[0-9a-z_.]+]] = aten::add.Scalar(%[[V]], 6, 1) : f32[2,2,2,6]@s3
 # CHECK-NEXT:    return (%[[Y]], %[[Z]])
 # CHECK-NEXT:  }
