@@ -82,6 +82,11 @@ if [ $# -eq 0 ]; then
   mapfile -t UBSAN_TARGETS < <(ubsan_targets)
   if [ "${#UBSAN_TARGETS[@]}" -eq 0 ]; then echo "bazel query found no LibTorch-free tests for UBSan" >&2; bazel_failed=$((bazel_failed + 1))
   else run_suite --config=ubsan -- "${UBSAN_TARGETS[@]}"; fi
+  # examples/bazel_consumer: another workspace using atenaot_library through
+  # local_repository (its own Bazel server; ~10 min the first time on 2 cores,
+  # seconds after). One case: it builds, its generated test passes, it runs.
+  if bash tools/bazel_consumer_test.sh; then consumer=PASSED; else consumer=FAILED; fi
+  printf '%s\t%s\t%s\t%s\n' "tools/bazel_consumer_test.sh" "//examples/bazel_consumer:all" "$consumer" - >> "$manifest/list"
 else
   run_suite "$@"
 fi
