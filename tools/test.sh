@@ -66,10 +66,10 @@ run_suite() {
     done
   done < <(sed -n -E 's@^(//[^ ]+)[[:space:]]+(\(cached\)[[:space:]]+)?(PASSED|FAILED TO BUILD|FAILED|NO STATUS|TIMEOUT|FLAKY).*@\1 \3@p' "$log" | sed 's/FAILED TO BUILD/FAILED_TO_BUILD/; s/NO STATUS/NO_STATUS/')
   rm -f "$log"
-  if ! grep -q -F "$label"$'\t' "$manifest/list" 2>/dev/null; then
+  if ! grep -q -F -e "$label"$'\t' "$manifest/list" 2>/dev/null; then
     echo "[$label]: no test results found" >&2; bazel_failed=$((bazel_failed + 1))
   elif [ "$bazel_rc" -ne 0 ] && [ "$bazel_rc" -ne 3 ] &&
-       ! grep -F "$label"$'\t' "$manifest/list" | cut -f3 | grep -qv -E '^(PASSED|FAILED)$'; then
+       ! grep -F -e "$label"$'\t' "$manifest/list" | cut -f3 | grep -qv -E '^(PASSED|FAILED)$'; then
     # 3: tests failed; 1 with a target that did not build: both counted as cases.
     echo "[$label]: bazel test exited $bazel_rc" >&2; bazel_failed=$((bazel_failed + 1))
   fi

@@ -46,12 +46,7 @@ BENCHMARK(BM_Run);
 }  // namespace atenaot
 
 int main(int argc, char** argv) {
-  auto args = atenaot::ParseDriverArgs(&argc, argv);
-  if (!args.ok()) {
-    std::fprintf(stderr, "%s\n", args.status().ToString().c_str());
-    return 2;
-  }
-  atenaot::g_args = std::move(args).value();
+  if (!atenaot::TakeDriverArgs(&argc, argv, &atenaot::g_args)) return 2;
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   return 0;

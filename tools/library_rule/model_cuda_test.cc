@@ -81,12 +81,7 @@ TEST_F(CompiledCudaModelTest, RejectsWrongShape) {
 }  // namespace atenaot
 
 int main(int argc, char** argv) {
-  auto args = atenaot::ParseDriverArgs(&argc, argv);
-  if (!args.ok()) {
-    std::fprintf(stderr, "%s\n", args.status().ToString().c_str());
-    return 2;
-  }
-  atenaot::g_args = std::move(args).value();
+  if (!atenaot::TakeDriverArgs(&argc, argv, &atenaot::g_args)) return 2;
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

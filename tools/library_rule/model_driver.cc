@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -69,6 +70,16 @@ double ValueAt(const NpyArray& a, int64_t i) {
 }
 
 }  // namespace
+
+bool TakeDriverArgs(int* argc, char** argv, DriverArgs* out) {
+  auto args = ParseDriverArgs(argc, argv);
+  if (!args.ok()) {
+    std::fprintf(stderr, "%s\n", args.status().ToString().c_str());
+    return false;
+  }
+  *out = std::move(args).value();
+  return true;
+}
 
 StatusOr<DriverArgs> ParseDriverArgs(int* argc, char** argv) {
   DriverArgs a;

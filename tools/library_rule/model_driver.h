@@ -33,6 +33,8 @@ struct DriverArgs {
 // Takes the flags above out of argv (leaving the rest for GoogleTest or
 // Google Benchmark); unknown --input-like flags are errors.
 StatusOr<DriverArgs> ParseDriverArgs(int* argc, char** argv);
+// ParseDriverArgs for a main(): false (after printing the error) on bad flags.
+bool TakeDriverArgs(int* argc, char** argv, DriverArgs* out);
 
 // Reads .npy files; a directory stands for its output_0.npy, output_1.npy, ...
 StatusOr<std::vector<NpyArray>> ReadArrays(const std::vector<std::string>& paths);
