@@ -38,10 +38,17 @@ class Search {
       for (int u : p.preds[static_cast<size_t>(v)]) succs_[static_cast<size_t>(u)].push_back(v);
   }
 
+  // The peak of running `order` (topological), by the same steps the search takes.
+  int64_t Replay(const std::vector<int>& order) {
+    State s = Initial();
+    for (int u : order) Apply(s, u, Cost(s, u));
+    return s.peak;
+  }
+
   ScheduleResult Run(const ScheduleOptions& o) {
     const auto t0 = std::chrono::steady_clock::now();
     ScheduleResult r;
-    r.original_peak = r.peak = SchedulePeak(p_, Identity());
+    r.original_peak = r.peak = Replay(Identity());
     r.order = Identity();
     if (p_.num_nodes == 0) return r;
     int64_t cap = o.max_states_per_size;
@@ -52,10 +59,7 @@ class Search {
     }
     // Buckets by set size; each holds the distinct sets of that size.
     std::map<int, std::unordered_map<std::vector<uint64_t>, State, BitsHash>> buckets;
-    State init;
-    init.bits.assign(static_cast<size_t>(words_), 0);
-    for (int v = 0; v < p_.num_nodes; ++v)
-      if (p_.preds[static_cast<size_t>(v)].empty()) init.ready.push_back(v);
+    State init = Initial();
     Closure(init);
     buckets[init.count].emplace(init.bits, std::move(init));
     bool greedy = false;
@@ -98,6 +102,14 @@ class Search {
   }
 
  private:
+  State Initial() const {
+    State s;
+    s.bits.assign(static_cast<size_t>(words_), 0);
+    for (int v = 0; v < p_.num_nodes; ++v)
+      if (p_.preds[static_cast<size_t>(v)].empty()) s.ready.push_back(v);
+    return s;
+  }
+
   static bool Better(const State& a, const State& b) {
     if (a.peak != b.peak) return a.peak < b.peak;
     if (a.live != b.live) return a.live < b.live;
@@ -196,28 +208,7 @@ class Search {
 
 }  // namespace
 
-int64_t SchedulePeak(const ScheduleProblem& p, const std::vector<int>& order) {
-  std::vector<int> remaining(p.touchers.size());
-  for (size_t st = 0; st < p.touchers.size(); ++st) remaining[st] = static_cast<int>(p.touchers[st].size());
-  int64_t live = 0, peak = 0;
-  for (int u : order) {
-    int64_t alloc = 0, credit = 0, freed = 0;
-    for (int st : p.creates[static_cast<size_t>(u)]) alloc += p.bytes[static_cast<size_t>(st)];
-    for (int st : p.touches[static_cast<size_t>(u)]) --remaining[static_cast<size_t>(st)];
-    std::vector<int> used;
-    for (const auto& [so, si] : p.reuse[static_cast<size_t>(u)]) {
-      if (std::find(used.begin(), used.end(), si) != used.end()) continue;
-      if (p.pinned[static_cast<size_t>(si)] || remaining[static_cast<size_t>(si)] != 0) continue;
-      credit += p.bytes[static_cast<size_t>(so)];
-      used.push_back(si);
-    }
-    for (int st : p.touches[static_cast<size_t>(u)])
-      if (!p.pinned[static_cast<size_t>(st)] && remaining[static_cast<size_t>(st)] == 0) freed += p.bytes[static_cast<size_t>(st)];
-    peak = std::max(peak, live + alloc - credit);
-    live += alloc - freed;
-  }
-  return peak;
-}
+int64_t SchedulePeak(const ScheduleProblem& p, const std::vector<int>& order) { return Search(p).Replay(order); }
 
 ScheduleResult SolveSchedule(const ScheduleProblem& p, const ScheduleOptions& o) { return Search(p).Run(o); }
 
