@@ -25,4 +25,19 @@ inline aot_tensor Describe(const at::Tensor& t) {
   return d;
 }
 
+// The 20-op elementwise chain (mul, add, sigmoid, sub + relu, repeated) the
+// compiled-vs-eager and bandwidth benchmarks time.
+inline std::vector<at::Tensor> Chain20(const std::vector<at::Tensor>& in) {
+  at::Tensor v = in[0];
+  for (int k = 0; k < 20; ++k) {
+    switch (k % 4) {
+      case 0: v = v * 1.01; break;
+      case 1: v = v + in[0]; break;
+      case 2: v = at::sigmoid(v); break;
+      default: v = at::relu(v - 0.25); ++k; break;  // two ops
+    }
+  }
+  return {v};
+}
+
 }  // namespace atenaot

@@ -179,18 +179,7 @@ int Main(int argc, char** argv) {
   for (const char* ex : {"mlp", "cnn", "transformer"})
     if (!measure_dir(ex, std::string("examples/") + ex, 300)) return 1;
   // The 20-op elementwise chain over 1M floats.
-  CppProgram chain = [](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> {
-    at::Tensor v = in[0];
-    for (int k = 0; k < 20; ++k) {
-      switch (k % 4) {
-        case 0: v = v * 1.01; break;
-        case 1: v = v + in[0]; break;
-        case 2: v = at::sigmoid(v); break;
-        default: v = at::relu(v - 0.25); ++k; break;  // two ops
-      }
-    }
-    return {v};
-  };
+  CppProgram chain = Chain20;
   at::manual_seed(0);
   std::vector<at::Tensor> cin = {at::randn({1 << 20})};
   auto cg = TraceCpp(chain, cin, LiveOpTable());

@@ -150,20 +150,6 @@ StatusOr<std::vector<Level>> MeasureLevels(const std::string& name, const CppPro
   return levels;
 }
 
-// The 20-op chain of bench/compiled_vs_eager.cc.
-std::vector<at::Tensor> Chain20(const std::vector<at::Tensor>& in) {
-  at::Tensor v = in[0];
-  for (int k = 0; k < 20; ++k) {
-    switch (k % 4) {
-      case 0: v = v * 1.01; break;
-      case 1: v = v + in[0]; break;
-      case 2: v = at::sigmoid(v); break;
-      default: v = at::relu(v - 0.25); ++k; break;  // two ops
-    }
-  }
-  return {v};
-}
-
 // Transcendentals: GELU (both forms), SiLU, tanh, exp, log, pow, rsqrt.
 std::vector<at::Tensor> Activations(const std::vector<at::Tensor>& in) {
   const at::Tensor& x = in[0];
