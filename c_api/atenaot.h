@@ -7,8 +7,11 @@
  *  - Handles are opaque; aot_model_free accepts NULL. "get" calls never
  *    transfer ownership; strings returned are owned by the model.
  *  - Tensors cross the boundary as plain descriptors: data, dtype, ndim,
- *    device, sizes, strides (in elements). Compiled models take contiguous
- *    row-major tensors of exactly the compiled dtypes and shapes.
+ *    device, sizes, strides (in elements). Compiled models take tensors of
+ *    exactly the compiled dtypes and shapes, laid out as the sample inputs
+ *    were when traced: contiguous row-major unless those were strided, at an
+ *    offset, or views of one another (then the same strides, and the same
+ *    byte distances between inputs; the kernels work in the caller's memory).
  *  - Every field and code is a fixed-width integer (no C enum types), so the
  *    layout is the same for every compiler and target, -fshort-enums included.
  *  - No C++ type or exception crosses this boundary.
@@ -46,7 +49,9 @@ enum {
   AOT_ERR_BAD_COUNT = 2,         /* wrong number of inputs or outputs */
   AOT_ERR_BAD_DTYPE = 3,         /* a tensor's dtype differs from the model's */
   AOT_ERR_BAD_SHAPE = 4,         /* a tensor's rank or sizes differ */
-  AOT_ERR_BAD_STRIDES = 5,       /* a tensor is not contiguous row-major */
+  AOT_ERR_BAD_STRIDES = 5,       /* a tensor's layout differs from the model's: not contiguous row-major, or
+                                    not the strides, or not the sharing of memory between inputs, that
+                                    a model traced with such inputs was compiled for */
   AOT_ERR_ARENA_TOO_SMALL = 6,   /* the caller's arena is smaller than aot_model_arena_bytes */
   AOT_ERR_ABI_MISMATCH = 7,      /* the library was built for another ABI version */
   AOT_ERR_OPEN_FAILED = 8,       /* the library could not be loaded */

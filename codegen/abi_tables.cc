@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
 #include <unordered_set>
 
@@ -38,6 +39,30 @@ StatusOr<std::string> TensorInfoTable(const Graph& g, const std::string& sym, bo
     os << "}, " << (mutated[i] ? "AOT_INFO_MUTATED" : "0") << ", 0},\n";
   }
   if (vs.empty()) os << "  {\"\", AOT_FLOAT32, 0, {0}, 0, 0},\n";
+  os << "};\n";
+  return os.str();
+}
+
+std::string InputLayoutTable(const Graph& g, const std::string& sym) {
+  const std::vector<Value*>& vs = g.inputs();
+  std::map<int64_t, size_t> anchor;  // storage -> its first input
+  bool plain = true;
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const TensorMeta& m = vs[i]->meta();
+    plain &= m.offset == 0 && m.IsContiguous() && !anchor.count(m.storage);
+    anchor.emplace(m.storage, i);
+  }
+  if (plain) return "";
+  std::ostringstream os;
+  os << "static const aot__layout " << sym << "[" << vs.size() << "] = {\n";
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const TensorMeta& m = vs[i]->meta();
+    const size_t a = anchor.at(m.storage);
+    os << "  {{";
+    for (size_t d = 0; d < m.strides.size(); ++d) os << (d ? ", " : "") << m.strides[d];
+    if (m.strides.empty()) os << "0";
+    os << "}, " << (m.offset - vs[a]->meta().offset) * DTypeSize(m.dtype) << ", " << a << "},\n";
+  }
   os << "};\n";
   return os.str();
 }

@@ -18,6 +18,11 @@ std::vector<bool> MutatedInputs(const Graph& g);
 // cannot describe.
 StatusOr<std::string> TensorInfoTable(const Graph& g, const std::string& sym, bool inputs);
 
+// "static const aot__layout SYM[n] = {...};": the strides each input was
+// traced with and which inputs shared memory (anchor input, byte distance),
+// for aot__validate; "" when every input is contiguous in memory of its own.
+std::string InputLayoutTable(const Graph& g, const std::string& sym);
+
 // "0x1234ABCDu": the CRC-32 (zlib's) of bytes, as a C literal.
 std::string Crc32Hex(const std::vector<uint8_t>& bytes);
 

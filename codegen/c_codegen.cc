@@ -155,13 +155,15 @@ class CEmitter final : public KernelLowering {
   };
 
   Status Locate() {
+    // Inputs keep the layout they were traced with (strides, offsets, and
+    // which inputs share memory): the first input of each storage anchors
+    // it, and the run checks the caller's tensors against that layout
+    // (InputLayoutTable), so kernels work in the caller's memory, no copy.
     for (size_t k = 0; k < g_.inputs().size(); ++k) {
       const Value* v = g_.inputs()[k];
-      if (v->meta().offset != 0 || !v->meta().IsContiguous())
-        return Unsupported("input %" + v->name() + " is a strided view; compiled models take contiguous inputs");
-      if (loc_.count(v->meta().storage))
-        return Unsupported("inputs share memory (%" + v->name() + "); compiled models take separate inputs");
-      loc_[v->meta().storage] = {"((uint8_t*)in[" + std::to_string(k) + "])"};
+      if (loc_.count(v->meta().storage)) continue;
+      const int64_t off = v->meta().offset * DTypeSize(v->meta().dtype);
+      loc_[v->meta().storage] = {"((uint8_t*)in[" + std::to_string(k) + "]" + (off ? " - " + std::to_string(off) : "") + ")"};
     }
     // Weights are emitted when a kernel first reads them (a weight only
     // used transposed by linear is emitted only in that form).
@@ -1211,13 +1213,14 @@ class CEmitter final : public KernelLowering {
       << calls_.str() << "  (void)in; (void)out; (void)arena; (void)wts;\n}\n\n";
     AOT_ASSIGN_OR_RETURN(std::string ins, TensorInfoTable(g_, "aot__inputs", true));
     AOT_ASSIGN_OR_RETURN(std::string outs, TensorInfoTable(g_, "aot__outputs", false));
-    c << ins << outs;
+    const std::string layout = InputLayoutTable(g_, "aot__in_layout");
+    c << ins << layout << outs;
     c << "\nstatic aot_status aot__run(void* state, const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs,\n"
       << "                           size_t num_outputs, void* arena, size_t arena_bytes, const void* weights, void* stream,\n"
       << "                           char* err, size_t err_len) {\n"
       << "  (void)state;\n"
       << "  if (stream) return aot__fail(err, err_len, AOT_ERR_BAD_DEVICE, \"stream\", \"must be NULL: this model runs on the CPU\");\n"
-      << "  int s = aot__validate(inputs, num_inputs, aot__inputs, " << nin << ", outputs, num_outputs, aot__outputs, " << nout
+      << "  int s = aot__validate(inputs, num_inputs, aot__inputs, " << (layout.empty() ? "0" : "aot__in_layout") << ", " << nin << ", outputs, num_outputs, aot__outputs, " << nout
       << ", arena, arena_bytes, " << ArenaTotal() << ", AOT_DEVICE_CPU, err, err_len);\n  if (s) return s;\n";
     if (!opts_.embed_weights)
       c << "  if (!weights) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"weights\", \"are NULL (this model keeps them in "

@@ -72,8 +72,19 @@ static aot__span aot__span_of(const aot_tensor* t) {
 }
 static int aot__overlap(aot__span a, aot__span b) { return a.lo < a.hi && b.lo < b.hi && a.lo < b.hi && b.lo < a.hi; }
 
-static int aot__check(const aot_tensor* t, const aot_tensor_info* info, size_t index, const char* what,
-                      int32_t model_device, char* err, size_t err_len) {
+/* The layout an input was compiled for: its strides (in elements) and, for an
+ * input that shared memory with an earlier one when traced (anchor < its own
+ * index), the byte distance of its first element from the anchor's. */
+typedef struct aot__layout { int64_t strides[AOT_MAX_DIMS]; int64_t delta; int32_t anchor; } aot__layout;
+static void aot__put_list(aot__msg* m, const int64_t* v, int n) {
+  aot__put(m, "(");
+  for (int d = 0; d < n; ++d) { if (d) aot__put(m, ", "); aot__put_int(m, v[d]); }
+  aot__put(m, ")");
+}
+
+/* strides: the layout the model was compiled for; NULL for contiguous row-major. */
+static int aot__check(const aot_tensor* t, const aot_tensor_info* info, const int64_t* strides, size_t index,
+                      const char* what, int32_t model_device, char* err, size_t err_len) {
   const int64_t i = (int64_t)index;
   aot__msg m;
   if (t->device != AOT_DEVICE_CPU && t->device != model_device) {
@@ -126,9 +137,19 @@ static int aot__check(const aot_tensor* t, const aot_tensor_info* info, size_t i
   int64_t expect = 1, numel = 1;
   for (int d = 0; d < info->ndim; ++d) numel *= info->sizes[d];
   for (int d = info->ndim - 1; d >= 0 && numel != 0; --d) {
-    if (info->sizes[d] != 1 && t->strides[d] != expect)
-      return aot__fail_at(err, err_len, AOT_ERR_BAD_STRIDES, what, i, info->name,
-                          "is not contiguous row-major (strides in elements)");
+    if (info->sizes[d] != 1 && t->strides[d] != (strides ? strides[d] : expect)) {
+      if (!strides)
+        return aot__fail_at(err, err_len, AOT_ERR_BAD_STRIDES, what, i, info->name,
+                            "is not contiguous row-major (strides in elements)");
+      aot__fail_at(err, err_len, 0, what, i, info->name, "has strides");
+      m = aot__tail(err, err_len);
+      aot__put(&m, " ");
+      aot__put_list(&m, t->strides, t->ndim);
+      aot__put(&m, "; the model was traced and compiled with strides ");
+      aot__put_list(&m, strides, info->ndim);
+      aot__put(&m, " (in elements)");
+      return AOT_ERR_BAD_STRIDES;
+    }
     expect *= info->sizes[d];
   }
   return AOT_OK;
@@ -136,8 +157,9 @@ static int aot__check(const aot_tensor* t, const aot_tensor_info* info, size_t i
 
 /* model_device: AOT_DEVICE_CPU models take host tensors only; a CUDA model
  * takes host and CUDA tensors (the model checks CUDA pointers itself). */
+/* in_layout: NULL when every input is contiguous row-major in memory of its own. */
 AOT_UNUSED static int aot__validate(const aot_tensor* inputs, size_t num_inputs, const aot_tensor_info* in_info,
-                                    size_t n_in, aot_tensor* outputs, size_t num_outputs,
+                                    const aot__layout* in_layout, size_t n_in, aot_tensor* outputs, size_t num_outputs,
                                     const aot_tensor_info* out_info, size_t n_out, const void* arena,
                                     size_t arena_bytes, size_t need, int32_t model_device, char* err, size_t err_len) {
   aot__msg m = {err, 0, err ? err_len : 0};
@@ -161,12 +183,45 @@ AOT_UNUSED static int aot__validate(const aot_tensor* inputs, size_t num_inputs,
   if (need && ((uintptr_t)arena % 64) != 0)
     return aot__fail(err, err_len, AOT_ERR_BAD_ALIGNMENT, "the arena", "is not 64-byte aligned");
   for (size_t i = 0; i < n_in; ++i) {
-    int s = aot__check(&inputs[i], &in_info[i], i, "input", model_device, err, err_len);
+    int s = aot__check(&inputs[i], &in_info[i], in_layout ? in_layout[i].strides : 0, i, "input", model_device, err,
+                       err_len);
     if (s) return s;
   }
   for (size_t i = 0; i < n_out; ++i) {
-    int s = aot__check(&outputs[i], &out_info[i], i, "output", model_device, err, err_len);
+    int s = aot__check(&outputs[i], &out_info[i], 0, i, "output", model_device, err, err_len);
     if (s) return s;
+  }
+  /* Inputs that were views of one another when traced must be so again: the
+   * kernels reach every one of them through the first one's pointer. */
+  for (size_t i = 0; in_layout && i < n_in; ++i) {
+    const size_t a = (size_t)in_layout[i].anchor;
+    aot__span si = aot__span_of(&inputs[i]), sa = aot__span_of(&inputs[a]);
+    if (a == i || si.lo == si.hi || sa.lo == sa.hi ||
+        (int64_t)((uintptr_t)inputs[i].data - (uintptr_t)inputs[a].data) == in_layout[i].delta)
+      continue;
+    aot__fail_at(err, err_len, 0, "input", (int64_t)i, in_info[i].name, "must start");
+    m = aot__tail(err, err_len);
+    aot__put(&m, " ");
+    aot__put_int(&m, in_layout[i].delta);
+    aot__put(&m, " bytes from input ");
+    aot__put_size(&m, a);
+    aot__put(&m, ": the model was traced with the two sharing memory that way");
+    return AOT_ERR_BAD_STRIDES;
+  }
+  /* An input the model updates must not overlap inputs that were separate
+   * when traced: the compiled program would not see its writes through them. */
+  for (size_t i = 0; i < n_in; ++i) {
+    if (!(in_info[i].flags & AOT_INFO_MUTATED)) continue;
+    for (size_t j = 0; j < n_in; ++j) {
+      if (j == i || (in_layout && in_layout[i].anchor == in_layout[j].anchor)) continue;
+      if (!aot__overlap(aot__span_of(&inputs[i]), aot__span_of(&inputs[j]))) continue;
+      aot__fail_at(err, err_len, 0, "input", (int64_t)i, in_info[i].name, "is updated in place and overlaps input");
+      m = aot__tail(err, err_len);
+      aot__put(&m, " ");
+      aot__put_size(&m, j);
+      aot__put(&m, "; the model was traced with them in separate memory");
+      return AOT_ERR_OVERLAP;
+    }
   }
   /* Kernels write the arena and the outputs while they read the inputs: an
    * output inside the arena, an input or another output would give wrong

@@ -1018,7 +1018,7 @@ class CudaEmitter final : public KernelLowering {
       << "  if (!s) return aot__fail(err, err_len, AOT_ERR_INTERNAL, \"the model\", \"has no state (open was not called)\");\n"
       << "  void* const use_arena = arena ? arena : (void*)s->arena;\n"
       << "  const size_t use_bytes = arena ? arena_bytes : (size_t)" << arena << ";\n"
-      << "  int st = aot__validate(inputs, num_inputs, aot__inputs, " << nin << ", outputs, num_outputs, aot__outputs, " << nout
+      << "  int st = aot__validate(inputs, num_inputs, aot__inputs, 0, " << nin << ", outputs, num_outputs, aot__outputs, " << nout
       << ", use_arena, use_bytes, " << arena << ", AOT_DEVICE_CUDA, err, err_len);\n  if (st) return st;\n";
     if (arena > 0)
       c << "  if (arena && aot__is_device_ptr(arena) != 1)\n"

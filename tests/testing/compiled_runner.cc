@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 #include "atenaot.h"
 #include "capture/jit_import.h"
@@ -20,9 +21,22 @@
 
 namespace atenaot {
 
-CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
-                          const std::string& extra_cflags, bool float_accumulation) {
-  CompiledRun r;
+aot_tensor DescribeTensor(const at::Tensor& t) {
+  aot_tensor d{};
+  d.data = t.data_ptr();
+  auto dt = DTypeFromAten(t.scalar_type());
+  static const std::map<DType, aot_dtype> kMap = {{DType::kFloat32, AOT_FLOAT32}, {DType::kFloat64, AOT_FLOAT64},
+                                                 {DType::kInt32, AOT_INT32},     {DType::kInt64, AOT_INT64},
+                                                 {DType::kBool, AOT_BOOL},       {DType::kUInt8, AOT_UINT8},
+                                                 {DType::kInt8, AOT_INT8},       {DType::kInt16, AOT_INT16}};
+  d.dtype = dt.ok() && kMap.count(*dt) ? kMap.at(*dt) : AOT_FLOAT32;
+  d.ndim = static_cast<int32_t>(t.dim());
+  for (int64_t k = 0; k < t.dim(); ++k) { d.sizes[k] = t.size(k); d.strides[k] = t.stride(k); }
+  return d;
+}
+
+std::string CompileAndOpen(Graph& g, const std::vector<at::Tensor>& inputs, const std::string& dir, aot_model** model,
+                           const std::string& extra_cflags, bool float_accumulation, std::string* source) {
   CodegenOptions copts;
   copts.name = "m";
   copts.float_accumulation = float_accumulation;
@@ -30,38 +44,32 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
   const char* threads = std::getenv("ATENAOT_TEST_THREADS");
   if (threads && *threads) copts.thread_grain = 1;
   auto compiled = CompileGraph(g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, inputs); }, copts);
-  if (!compiled.ok()) { r.error = compiled.status().ToString(); return r; }
-  const GeneratedC* gen = &compiled->c;
-  r.source = gen->source;
+  if (!compiled.ok()) return compiled.status().ToString();
+  if (source) *source = compiled->c.source;
   BuildOptions bopts;
   bopts.extra_cflags = "-O1 " + extra_cflags;
-  auto lib = WriteAndBuild(*gen, dir, "m", bopts);
-  if (!lib.ok()) { r.error = lib.status().ToString(); return r; }
+  auto lib = WriteAndBuild(compiled->c, dir, "m", bopts);
+  if (!lib.ok()) return lib.status().ToString();
   aot_model* m = nullptr;
-  if (aot_model_open(lib->c_str(), &m) != AOT_OK) { r.error = aot_last_error(); return r; }
+  if (aot_model_open(lib->c_str(), &m) != AOT_OK) return aot_last_error();
   if (threads && *threads && aot_model_set_option(m, "threads", std::atoi(threads)) != AOT_OK) {
-    r.error = aot_last_error();
+    std::string e = aot_last_error();
     aot_model_free(m);
-    return r;
+    return e;
   }
+  *model = m;
+  return "";
+}
+
+CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
+                          const std::string& extra_cflags, bool float_accumulation) {
+  CompiledRun r;
+  aot_model* m = nullptr;
+  r.error = CompileAndOpen(g, inputs, dir, &m, extra_cflags, float_accumulation, &r.source);
+  if (!r.error.empty()) return r;
   std::vector<aot_tensor> in, out;
-  auto describe = [](const at::Tensor& t) {
-    aot_tensor d{};
-    d.data = t.data_ptr();
-    auto dt = DTypeFromAten(t.scalar_type());
-    static const std::map<DType, aot_dtype> kMap = {{DType::kFloat32, AOT_FLOAT32}, {DType::kFloat64, AOT_FLOAT64},
-                                                   {DType::kInt32, AOT_INT32},     {DType::kInt64, AOT_INT64},
-                                                   {DType::kBool, AOT_BOOL},       {DType::kUInt8, AOT_UINT8},
-                                                   {DType::kInt8, AOT_INT8},       {DType::kInt16, AOT_INT16}};
-    d.dtype = dt.ok() && kMap.count(*dt) ? kMap.at(*dt) : AOT_FLOAT32;
-    d.ndim = static_cast<int32_t>(t.dim());
-    for (int64_t k = 0; k < t.dim(); ++k) { d.sizes[k] = t.size(k); d.strides[k] = t.stride(k); }
-    return d;
-  };
   for (size_t i = 0; i < inputs.size(); ++i) {
-    at::Tensor& t = inputs[i];
-    if (!t.is_contiguous()) { r.error = "non-contiguous sample input"; aot_model_free(m); return r; }
-    in.push_back(describe(t));
+    in.push_back(DescribeTensor(inputs[i]));
     aot_tensor_info info{};
     if (aot_model_input_info(m, i, &info) != AOT_OK) { r.error = aot_last_error(); aot_model_free(m); return r; }
     r.mutated.push_back((info.flags & AOT_INFO_MUTATED) != 0);
@@ -69,7 +77,7 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
   for (const Value* v : g.outputs()) {
     at::Tensor t = at::empty(v->meta().sizes, at::TensorOptions().dtype(AtenFromDType(v->meta().dtype)));
     r.outputs.push_back(t);
-    out.push_back(describe(t));
+    out.push_back(DescribeTensor(t));
   }
   if (aot_model_run(m, in.data(), in.size(), out.data(), out.size(), nullptr, 0) != AOT_OK) r.error = aot_last_error();
   aot_model_free(m);
@@ -123,16 +131,6 @@ std::string RunProgramCompiled(const SuiteProgram& p, const std::string& dir) {
     if (r.error.empty()) return "expected compile to refuse the program (" + p.rejected_with + "), but it ran";
     if (r.error.find(p.rejected_with) == std::string::npos) return "refused with the wrong message: " + r.error;
     return "";
-  }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    // The C ABI takes separate contiguous inputs.
-    if (!inputs[i].is_contiguous() || inputs[i].storage_offset() != 0)
-      return kSkipPrefix + "input " + std::to_string(i) +
-             " is non-contiguous or at a storage offset; the C ABI takes contiguous inputs";
-    for (size_t j = 0; j < i; ++j)
-      if (inputs[i].storage().unsafeGetStorageImpl() == inputs[j].storage().unsafeGetStorageImpl())
-        return kSkipPrefix + "inputs " + std::to_string(j) + " and " + std::to_string(i) +
-               " share memory; the C ABI takes separate inputs";
   }
   auto g = TraceCpp(p.fn, inputs, LiveOpTable());
   if (!g.ok()) return "import failed: " + g.status().ToString();

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "atenaot.h"
 #include "ir/graph.h"
 #include "tests/testing/program_suite.h"
 
@@ -20,6 +21,14 @@ struct CompiledRun {
   std::string source;   // the generated C, for failure messages
   std::vector<bool> mutated;  // AOT_INFO_MUTATED of each input, as the library reports it
 };
+
+// Compiles `g` (at stage import; `inputs` are the sample inputs) into DIR and
+// opens the library: "" and *model set, or the error. *source gets the C.
+std::string CompileAndOpen(Graph& g, const std::vector<at::Tensor>& inputs, const std::string& dir, aot_model** model,
+                           const std::string& extra_cflags = "", bool float_accumulation = false,
+                           std::string* source = nullptr);
+// The C ABI descriptor of a CPU tensor (its data pointer, sizes and strides).
+aot_tensor DescribeTensor(const at::Tensor& t);
 
 // `g` is at stage import; `inputs` are used as sample inputs and then run on
 // (they are updated in place when the program mutates them).
