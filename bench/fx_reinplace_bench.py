@@ -14,8 +14,9 @@ input, timed with time.perf_counter in this one run:
            (default 4,000; 16k nodes took PyTorch 262 s in issue 19).
   atenaot: atenaot.fx.reinplace(gm, x) end to end, what a Python user pays:
            FX -> IR text (with one real run for the alias metadata), the
-           CLI process (LibTorch load included), IR text -> FX. Reported
-           split into to_ir / CLI / pass / from_ir; *pass* is the CLI's own
+           passes process (`atenaot-passes`, LibTorch-free; `atenaot dump`
+           where it is not built), IR text -> FX. Reported split into
+           to_ir / tool / pass / from_ir; *pass* is the tool's own
            `time: reinplace` line (--time-passes).
 Every result is run on x and compared with the original graph's output.
 
@@ -40,7 +41,7 @@ import torch  # noqa: E402
 from torch.fx.passes.reinplace import reinplace as torch_reinplace  # noqa: E402
 
 import _common  # noqa: E402
-from atenaot import fx_ir  # noqa: E402
+from atenaot import _cli, fx_ir  # noqa: E402
 
 aten = torch.ops.aten
 ELEMS = 64
@@ -98,11 +99,14 @@ def atenaot_reinplace(cli, gm, x):
         path = os.path.join(d, "g.ir")
         with open(path, "w") as f:
             f.write(text)
-        p = subprocess.run([cli, "dump", path, "--stage", "reinplaced", "--time-passes"],
+        tool = _cli.find_passes_tool()
+        cmd = [tool, "--stage", "reinplaced", "--time-passes", path] if tool else \
+            [cli, "dump", path, "--stage", "reinplaced", "--time-passes"]
+        p = subprocess.run(cmd,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     t2 = time.perf_counter()
     if p.returncode != 0:
-        raise RuntimeError("atenaot dump failed: " + p.stderr.strip()[-500:])
+        raise RuntimeError(" ".join(cmd[:1]) + " failed: " + p.stderr.strip()[-500:])
     out = fx_ir.from_ir(p.stdout, gm, extra)
     t3 = time.perf_counter()
     pass_s = float(TIME_RE.findall(p.stderr)[0]) / 1e3
@@ -163,10 +167,10 @@ def write(args, rows, elapsed, load_before, load_after):
         "",
         "Graph: the functional chain described in `bench/fx_reinplace_bench.py` (add/mul steps, every 10th a "
         "slice + add + slice_scatter). torch's pass runs up to %s nodes only (quadratic)." % format(args.torch_max, ","),
-        "*atenaot total* is `atenaot.fx.reinplace` end to end (to_ir + CLI + from_ir); *pass* is atenaot's "
-        "reinplace pass alone, inside the CLI. Both results equal the original graph's output on x.",
+        "*atenaot total* is `atenaot.fx.reinplace` end to end (to_ir + tool + from_ir; the tool is "
+        "`atenaot-passes`, process start included); *pass* is atenaot's reinplace pass alone, inside it. Both results equal the original graph's output on x.",
         "",
-        "| nodes | torch s | atenaot total s | to_ir | CLI | pass | from_ir | torch / atenaot total "
+        "| nodes | torch s | atenaot total s | to_ir | tool | pass | from_ir | torch / atenaot total "
         "| torch / pass | in-place ops torch / atenaot | allocating ops torch / atenaot |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs atenaot under PREFIX (default /usr/local):
 #   PREFIX/bin/atenaot                        the CLI (bazel build //:atenaot)
+#   PREFIX/bin/atenaot-passes                 the passes on IR text, without LibTorch
+#                                             (what atenaot.fx runs; //tools/passes_tool)
 #   PREFIX/include/atenaot.h, atenaot_model.h the C ABI
 #   PREFIX/lib/libatenaot_runtime.so          the C ABI loader (aot_model_open, ...)
 #   the Python package `atenaot`              into PREFIX's dist-packages for this python3
@@ -8,7 +10,8 @@
 #
 #   bash tools/install.sh [PREFIX]
 #
-# $ATENAOT names an already built CLI to install instead of building one.
+# $ATENAOT (and $ATENAOT_PASSES) name already built tools to install instead
+# of building them; without $ATENAOT_PASSES, only the CLI is installed then.
 # Then: `atenaot compile ...` in a shell, `import atenaot` in Python. Uninstall
 # by deleting those files (the list is printed). The CLI links LibTorch from
 # Debian's libtorch (tools/setup.sh installs it); so does `python3-torch`.
@@ -20,9 +23,11 @@ cc="${CC:-cc}"
 
 if [ -n "${ATENAOT:-}" ]; then
   cli="$ATENAOT"
+  passes="${ATENAOT_PASSES:-}"
 else
-  bazel build //:atenaot
+  bazel build //:atenaot //tools/passes_tool:atenaot-passes
   cli="$(bazel info bazel-bin)/atenaot"
+  passes="$(bazel info bazel-bin)/tools/passes_tool/atenaot-passes"
 fi
 
 # The package goes where this python3 looks for PREFIX's packages (Debian:
@@ -47,6 +52,7 @@ put() {  # put MODE SRC DEST
 }
 
 put 755 "$cli" "$prefix/bin/atenaot"
+if [ -n "$passes" ]; then put 755 "$passes" "$prefix/bin/atenaot-passes"; fi
 put 644 c_api/atenaot.h "$prefix/include/atenaot.h"
 put 644 c_api/atenaot_model.h "$prefix/include/atenaot_model.h"
 tmp="$(mktemp -d)"

@@ -1,11 +1,12 @@
 """atenaot's passes as drop-ins for torch.func.functionalize (on graphs) and
 torch.fx.passes.reinplace: they take a GraphModule of ATen ops (what make_fx
 produces) and sample inputs, and return a new GraphModule with the same
-semantics, computed by the atenaot CLI (`atenaot dump --stage ...`)."""
+semantics, computed by `atenaot-passes --stage ...` (LibTorch-free, fast to
+start), or by the CLI (`atenaot dump --stage ...`) where that is not installed."""
 import os
 import tempfile
 
-from ._cli import run_cli
+from ._cli import find_passes_tool, run_cli
 from .fx_ir import IRError, from_ir, to_ir
 
 __all__ = ["functionalize", "reinplace", "run_stage", "IRError"]
@@ -17,11 +18,15 @@ def run_stage(gm, sample_args, stage):
     """gm through atenaot's pipeline up to `stage` (functional,
     functional-noviews, reinplaced), as a new GraphModule."""
     text, extra = to_ir(gm, sample_args)
-    with tempfile.TemporaryDirectory(prefix="atenaot_fx_") as d:
-        path = os.path.join(d, "graph.ir")
-        with open(path, "w") as f:
-            f.write(text)
-        out = run_cli(["dump", path, "--stage", stage])
+    passes = find_passes_tool()
+    if passes:
+        out = run_cli(["--stage", stage, "-"], stdin=text, tool=passes)
+    else:
+        with tempfile.TemporaryDirectory(prefix="atenaot_fx_") as d:
+            path = os.path.join(d, "graph.ir")
+            with open(path, "w") as f:
+                f.write(text)
+            out = run_cli(["dump", path, "--stage", stage])
     return from_ir(out, gm, extra)
 
 

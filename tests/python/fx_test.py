@@ -366,6 +366,36 @@ class Errors(unittest.TestCase):
             self.assertIn("nonzero", str(e))
 
 
+    def test_passes_tool_equals_cli(self):
+        """atenaot-passes (LibTorch-free, what run_stage uses when present)
+        gives the graph `atenaot dump` gives, at every stage."""
+        import os
+        from atenaot import _cli
+        tool = _cli.find_passes_tool()
+        self.assertIsNotNone(tool, "atenaot-passes not found ($ATENAOT_PASSES is set by the test rule)")
+
+        def f(x):
+            y = x.clone()
+            y.add_(1)
+            y[0].mul_(2)
+            return y.relu()
+        x = torch.randn(3, 4)
+        gm = make_fx(f)(x)
+        from atenaot.fx_ir import to_ir
+        text, _ = to_ir(gm, (x,))
+        for stage in ("functional", "functional-noviews", "reinplaced"):
+            fast = _cli.run_cli(["--stage", stage, "-"], stdin=text, tool=tool)
+            import tempfile
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "g.ir")
+                with open(path, "w") as fh:
+                    fh.write(text)
+                slow = _cli.run_cli(["dump", path, "--stage", stage])
+            self.assertEqual(fast, slow, stage)
+        out = afx.reinplace(gm, x)
+        self.assertTrue(torch.equal(out(x.clone()), f(x.clone())))
+
+
 if __name__ == "__main__":
     import junit_main
     junit_main.main(__name__)

@@ -1,0 +1,79 @@
+// atenaot-passes: atenaot IR text in, IR text out after the pipeline up to a
+// stage. It links no LibTorch (the op table comes from the committed schema
+// snapshot), so it starts in milliseconds where the full CLI needs seconds to
+// load LibTorch: what atenaot.fx's drop-in passes run per call.
+//
+//   atenaot-passes [--stage functional|functional-noviews|reinplaced] [--time-passes] [FILE|-]
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ir/op_table.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "passes/pipeline.h"
+#include "tools/passes_tool/snapshot_schemas.h"
+
+namespace atenaot {
+namespace {
+
+const char kUsage[] =
+    "usage: atenaot-passes [--stage STAGE] [--time-passes] [FILE|-]\n"
+    "Reads atenaot IR text (FILE, or stdin for - or none), runs the passes up to STAGE\n"
+    "(import, functional, functional-noviews, reinplaced; default reinplaced) and prints\n"
+    "the resulting IR. Graphs with weights are not taken (no .weights file is read).\n"
+    "--time-passes prints 'time: PASS MS ms' lines on stderr, as atenaot does.\n"
+    "Errors: one line 'atenaot: error: ...' on stderr, exit status 1 (2 for bad usage).\n";
+
+int Fail(const std::string& msg, int code) {
+  std::cerr << "atenaot: error: " << msg << "\n";
+  return code;
+}
+
+int Main(int argc, char** argv) {
+  std::string stage_name = "reinplaced", path = "-";
+  bool have_path = false, time_passes = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") { std::cout << kUsage; return 0; }
+    if (a == "--stage" && i + 1 < argc) { stage_name = argv[++i]; continue; }
+    if (a.rfind("--stage=", 0) == 0) { stage_name = a.substr(8); continue; }
+    if (a == "--time-passes") { time_passes = true; continue; }
+    if (a.size() > 1 && a[0] == '-' && a != "-") return Fail("unknown option '" + a + "' (see --help)", 2);
+    if (have_path) return Fail("more than one input file given", 2);
+    path = a;
+    have_path = true;
+  }
+  StatusOr<Stage> stage = ParseStage(stage_name);
+  if (!stage.ok()) return Fail(stage.status().ToString(), 2);
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return Fail("cannot open '" + path + "'", 1);
+    text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  std::unique_ptr<OpTable> ops =
+      OpTable::FromSchemaStrings(std::vector<std::string>(kSnapshotSchemas, kSnapshotSchemas + kNumSnapshotSchemas));
+  auto g = ParseGraph(text, *ops);
+  if (!g.ok()) return Fail(g.status().WithContext("'" + path + "'").ToString(), 1);
+  if (!(*g)->weight_values().empty())
+    return Fail("'" + path + "' has weights; atenaot-passes takes graphs without weights (use atenaot dump)", 1);
+  PipelineOptions popts;
+  popts.context = path;
+  if (time_passes) popts.timing = &std::cerr;
+  Status s = RunPipeline(**g, *stage, *ops, popts);
+  if (!s.ok()) return Fail(s.ToString(), 1);
+  std::cout << PrintGraph(**g);
+  return std::cout ? 0 : Fail("failed writing the output", 1);
+}
+
+}  // namespace
+}  // namespace atenaot
+
+int main(int argc, char** argv) { return atenaot::Main(argc, argv); }
