@@ -1,8 +1,8 @@
 // Compiled C (atenaot compile) against LibTorch eager in one process: the
 // three examples, a 20-op elementwise chain and any models named with
-// --model NAME=DIR (DIR/model.pt + DIR/input_0.npy; bench/make_results.sh
-// passes torchvision's MobileNetV2 and ResNet-18 from
-// bench/torchvision_models.py). Eager runs the captured
+// --model NAME=DIR (DIR/model.pt + DIR/input_K.npy; bench/make_results.sh
+// passes the model zoo's models traced by bench/trace_models.py), with all
+// threads and with one. Eager runs the captured
 // program op by op through the LibTorch dispatcher (OpenBLAS behind
 // libblas.so.3), freeing each value after its last use, as eager PyTorch does;
 // the compiled library runs through the C ABI. Runs alternate; medians of
@@ -44,15 +44,22 @@ namespace {
 
 struct Row {
   std::string name;
-  double eager_us = 0, eager1_us = 0, compiled_us = 0, native_us = 0;
+  double eager_us = 0, eager1_us = 0, compiled_us = 0, compiled1_us = 0;  // all threads, and one
   int64_t eager_peak = 0, compiled_bytes = 0, arena = 0;
   double max_diff = 0, max_ref = 0;
-  double build_s = 0;  // writing and building the portable library (cc -O3)
+  double build_s = 0;  // writing and building the library (cc -O3, the default --cpu)
   int kernels = 0, nodes = 0, runs = 0;
 };
 
 double Seconds(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <typename F>
+double TimeUs(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // iters > 0: that many alternating rounds; iters <= 0: as many as fit in
@@ -73,15 +80,10 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
   const auto build0 = std::chrono::steady_clock::now();
   AOT_ASSIGN_OR_RETURN(std::string lib, WriteAndBuild(gen, dir, copts.name, {}));
   r.build_s = Seconds(build0);
-  BuildOptions native;
-  native.march_native = true;
-  AOT_ASSIGN_OR_RETURN(std::string lib_native, WriteAndBuild(gen, dir + "_native", copts.name, native));
   r.kernels = gen.kernels;
   r.arena = gen.arena_bytes;
   aot_model* m = nullptr;
-  aot_model* mn = nullptr;
   if (aot_model_open(lib.c_str(), &m) != AOT_OK) return Internal(aot_last_error());
-  if (aot_model_open(lib_native.c_str(), &mn) != AOT_OK) return Internal(aot_last_error());
   std::vector<at::Tensor> outs;
   for (const Value* v : g->outputs()) outs.push_back(at::empty(v->meta().sizes));
   int64_t out_bytes = 0;
@@ -109,34 +111,40 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
     f();
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   };
-  std::vector<double> te, tc, te1, tn;
+  // Two phases, each alternating eager and compiled rounds so both see the
+  // same machine state: every thread (LibTorch's default, the library's
+  // default of one per CPU), then one thread on both sides.
   const int threads = at::get_num_threads();
   int run_failures = 0;
-  auto round = [&] {  // alternate: both see the same machine state
-    te.push_back(time_us([&] { (void)RunReference(*imported, inputs, eager); }));
-    aot_status sc = AOT_OK, sn = AOT_OK;  // checked once above; a failure here would show as absurd times
-    tc.push_back(time_us([&] { sc = aot_model_run(m, in_d.data(), in_d.size(), out_d.data(), out_d.size(), nullptr, 0); }));
-    tn.push_back(time_us([&] { sn = aot_model_run(mn, in_d.data(), in_d.size(), out_d.data(), out_d.size(), nullptr, 0); }));
-    run_failures += (sc != AOT_OK) + (sn != AOT_OK);
+  auto phase = [&](int n_threads, int n, std::vector<double>* te, std::vector<double>* tc) -> Status {
+    at::set_num_threads(n_threads);
+    if (aot_model_set_option(m, "threads", n_threads) != AOT_OK) return Internal(aot_last_error());
+    for (int i = 0; i < n; ++i) {
+      te->push_back(TimeUs([&] { (void)RunReference(*imported, inputs, eager); }));
+      aot_status sc = AOT_OK;
+      tc->push_back(TimeUs([&] { sc = aot_model_run(m, in_d.data(), in_d.size(), out_d.data(), out_d.size(), nullptr, 0); }));
+      run_failures += sc != AOT_OK;
+    }
+    return Status::Ok();
   };
-  if (iters <= 0) {
+  std::vector<double> te, tc, te1, tc1;
+  if (iters <= 0) {  // one untimed round sizes the run
     const auto t0 = std::chrono::steady_clock::now();
-    round();
-    te.clear(); tc.clear(); tn.clear();
-    iters = std::clamp(static_cast<int>(-iters / std::max(Seconds(t0), 1e-6)), 15, 300);
+    AOT_RETURN_IF_ERROR(phase(threads, 1, &te, &tc));
+    te.clear(); tc.clear();
+    iters = std::clamp(static_cast<int>(-iters / 2 / std::max(Seconds(t0), 1e-6)), 10, 300);
   }
-  for (int i = 0; i < iters; ++i) round();
-  if (run_failures) return Internal(std::to_string(run_failures) + " timed runs failed: " + aot_last_error());
-  r.runs = iters;
-  at::set_num_threads(1);
-  for (int i = 0; i < iters; ++i) te1.push_back(time_us([&] { (void)RunReference(*imported, inputs, eager); }));
+  Status st = phase(threads, iters, &te, &tc);
+  if (st.ok()) st = phase(1, iters, &te1, &tc1);
   at::set_num_threads(threads);
+  aot_model_free(m);
+  AOT_RETURN_IF_ERROR(st);
+  if (run_failures) return Internal(std::to_string(run_failures) + " timed runs failed");
+  r.runs = iters;
   r.eager_us = Median(te);
   r.compiled_us = Median(tc);
   r.eager1_us = Median(te1);
-  r.native_us = Median(tn);
-  aot_model_free(m);
-  aot_model_free(mn);
+  r.compiled1_us = Median(tc1);
   return r;
 }
 
@@ -188,7 +196,7 @@ int Main(int argc, char** argv) {
   if (!cr.ok()) { std::cerr << cr.status().ToString() << "\n"; return 1; }
   rows.push_back(*cr);
   for (const auto& [name, dir] : models)
-    if (!measure_dir(name, dir, -40)) return 1;  // about 40 s of alternating rounds each
+    if (!measure_dir(name, dir, -40)) return 1;  // about 40 s of alternating rounds each (20 s per phase)
 
   std::ostringstream md;
   md << "# Compiled C vs LibTorch eager\n\n";
@@ -196,29 +204,24 @@ int Main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) args += std::string(" ") + argv[i];
   md << "Command: `bazel run -c opt //bench:compiled_vs_eager --" << args << "` "
         "(run from the repository root; CC=cc -O3).\n";
-  md << "Machine: " << at::get_num_threads() << " LibTorch threads; LibTorch 1.13 CPU with OpenBLAS behind libblas.so.3.\n";
+  md << "Machine: " << at::get_num_threads() << " LibTorch threads; LibTorch 1.13 CPU (oneDNN, OpenBLAS behind "
+        "libblas.so.3); the library built for the default --cpu ("
+     << (DefaultCpu().empty() ? std::string("baseline") : DefaultCpu()) << ").\n";
   md << "Eager: the captured program op by op through the LibTorch dispatcher, each value freed after its last use. "
-        "Compiled: the generated C library through the C ABI (its default threads: one per CPU). Latency is the median of `runs` "
-        "alternating rounds (eager, compiled, native; 300 per example, 40 for the chain, as many as fit in about 40 s "
-        "(15 to 300) for `--model` models); `eager 1T` is eager with one thread, timed after them.\n\n";
-  md << "`compiled` is the default build (`atenaot compile` without --cpu: this machine's x86-64 level, " +
-            (DefaultCpu().empty() ? std::string("baseline") : DefaultCpu()) +
-            "); `native` is --cpu native (-march=native). "
-        "`build s`: writing the sources and building the default libNAME.so and libNAME.a (weights as a binary "
-        "object). `max abs diff`: compiled vs eager outputs of the same inputs in this process (`max |eager|` "
-        "for scale).\n\n";
-  md << "| model | ops | kernels | runs | build s | eager us | eager 1T us | compiled us | native us | speed-up (native) | "
-        "eager peak B | compiled B (arena+outputs) | memory ratio | max abs diff | max \\|eager\\| |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        "Compiled: the generated C library through the C ABI. Two phases of `runs` alternating rounds each: all "
+        "threads (LibTorch's default; the library's default of one per CPU), then one thread on both sides. "
+        "Medians, in ms. `build s`: writing the sources and building libNAME.so and libNAME.a. `memory`: eager's "
+        "allocator peak / the compiled arena + outputs. `err / scale`: max |compiled - eager| / max |eager|.\n\n";
+  md << "| model | ops | runs | build s | eager 1T | compiled 1T | speed-up 1T | eager | compiled | speed-up | "
+        "memory | err / scale |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const Row& r : rows) {
     char line[640];
-    std::snprintf(line, sizeof(line),
-                  "| %s | %d | %d | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2fx (%.2fx) | %lld | %lld | %.2fx | %.2g | %.3g |\n",
-                  r.name.c_str(), r.nodes, r.kernels, r.runs, r.build_s, r.eager_us, r.eager1_us, r.compiled_us,
-                  r.native_us, r.eager_us / r.compiled_us, r.eager_us / r.native_us,
-                  static_cast<long long>(r.eager_peak), static_cast<long long>(r.compiled_bytes),
+    std::snprintf(line, sizeof(line), "| %s | %d | %d | %.1f | %.3f | %.3f | %.2fx | %.3f | %.3f | %.2fx | %.2fx | %.1e |\n",
+                  r.name.c_str(), r.nodes, r.runs, r.build_s, r.eager1_us / 1e3, r.compiled1_us / 1e3,
+                  r.eager1_us / r.compiled1_us, r.eager_us / 1e3, r.compiled_us / 1e3, r.eager_us / r.compiled_us,
                   static_cast<double>(r.eager_peak) / static_cast<double>(std::max<int64_t>(r.compiled_bytes, 1)),
-                  r.max_diff, r.max_ref);
+                  r.max_diff / std::max(r.max_ref, 1e-30));
     md << line;
   }
   std::cout << md.str();

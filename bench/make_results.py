@@ -3,11 +3,13 @@
 bench/make_results.sh collects into WORK (run that script, not this one).
 
 usage: make_results.py WORK [--out bench/RESULTS.md] [--svg bench/memory.svg]
+                            [--speed-svg bench/speedup.svg]
 
 WORK holds, per step, STEP.md (the step's own report), STEP.cmd (the command
 that produced it), STEP.rc (its exit status) and STEP.log; plan_quality/ holds
 the JSON that `atenaot plan --json` wrote (MODEL_best.json). Standard library
-only. Every table row gets the command that produced it and the machine.
+only. Each table is preceded by the command that produced it and the
+machine, once.
 """
 import argparse
 import datetime
@@ -40,13 +42,74 @@ def tables(md):
     return out
 
 
-def tag_rows(table, command, machine):
-    """Appends `command` and `machine` columns to every row."""
-    head, rule, rows = table[0], table[1], table[2:]
-    res = [head + " command | machine |", rule + "---|---|"]
-    for r in rows:
-        res.append(r + " `%s` | %s |" % (command, machine))
-    return res
+def cells(row):
+    return [c.strip() for c in row.strip().strip("|").split("|")]
+
+
+def speedups(md):
+    """[(model, speed-up 1 thread, speed-up all threads)] from the
+    compiled-vs-eager report's table."""
+    for t in tables(md):
+        head = cells(t[0])
+        if "speed-up 1T" in head and "speed-up" in head:
+            i1, ia = head.index("speed-up 1T"), head.index("speed-up")
+            out = []
+            for r in t[2:]:
+                c = cells(r)
+                try:
+                    out.append((c[0], float(c[i1].rstrip("x")), float(c[ia].rstrip("x"))))
+                except (ValueError, IndexError):
+                    pass
+            return out
+    return []
+
+
+def speed_svg(rows, command, machine):
+    """Horizontal bars per model: compiled speed-up over eager with one
+    thread and with all threads, on a log2 axis (1x = parity, dashed)."""
+    import math
+    left, top, bar_h, gap, group_gap, width = 150, 70, 14, 2, 14, 520
+    lo = min(0.25, min(min(a, b) for _, a, b in rows))
+    hi = max(4.0, max(max(a, b) for _, a, b in rows))
+    l2lo, l2hi = math.floor(math.log2(lo)), math.ceil(math.log2(hi))
+    x_of = lambda v: left + (math.log2(v) - l2lo) / float(l2hi - l2lo) * width  # noqa: E731
+    group_h = 2 * (bar_h + gap) + group_gap
+    height = top + len(rows) * group_h + 60
+    total_w = left + width + 90
+    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+         'font-family="sans-serif" font-size="12">' % (total_w, height, total_w, height),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="10" y="22" font-size="15" font-weight="bold">Compiled library vs LibTorch eager: speed-up</text>',
+         '<text x="10" y="40" fill="#444">eager time / compiled time, log scale; right of the dashed line is '
+         'faster than eager</text>']
+    for e in range(l2lo, l2hi + 1):
+        x = x_of(2.0 ** e)
+        o.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"%s/>' % (
+            x, top - 8, x, top + len(rows) * group_h - group_gap, "#333" if e == 0 else "#ddd",
+            ' stroke-dasharray="4,3"' if e == 0 else ""))
+        o.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#666">%gx</text>' % (x, top - 12, 2.0 ** e))
+    series = [("1 thread", 1, "#1f77b4"), ("all threads", 2, "#ff7f0e")]
+    x1 = x_of(1.0)
+    for gi, row in enumerate(rows):
+        y0 = top + gi * group_h
+        o.append('<text x="%d" y="%.1f" text-anchor="end" font-weight="bold">%s</text>' % (
+            left - 10, y0 + bar_h + 4, esc(row[0])))
+        for si, (label, k, color) in enumerate(series):
+            v = row[k]
+            y = y0 + si * (bar_h + gap)
+            x = x_of(v)
+            o.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>%s %s: %.2fx</title></rect>' % (
+                min(x, x1), y, max(1.0, abs(x - x1)), bar_h, color, esc(row[0]), label, v))
+            o.append('<text x="%.1f" y="%d" fill="#222">%.2fx</text>' % (max(x, x1) + 4, y + bar_h - 3, v))
+    ly, lx = height - 44, 10
+    for label, _, color in series:
+        o.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' % (lx, ly, color))
+        o.append('<text x="%d" y="%d">%s</text>' % (lx + 16, ly + 10, label))
+        lx += 40 + 7 * len(label)
+    o.append('<text x="10" y="%d" fill="#666" font-size="10">%s</text>' % (height - 22, esc(command[:160])))
+    o.append('<text x="10" y="%d" fill="#666" font-size="10">%s</text>' % (height - 8, esc(machine[:160])))
+    o.append("</svg>")
+    return "\n".join(o) + "\n"
 
 
 def step(work, name):
@@ -127,7 +190,7 @@ def esc(s):
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def section_from_report(title, s, machine, intro, keep_after_tables=False, untagged=False):
+def section_from_report(title, s, machine, intro):
     L = ["## " + title, ""] + intro + [""]
     L.append("Command: `%s` (exit %s, %s s)  " % (s["cmd"], s["rc"], s["secs"]))
     L.append("Machine: %s" % machine)
@@ -136,7 +199,7 @@ def section_from_report(title, s, machine, intro, keep_after_tables=False, untag
         L += failure_note(s)
     for t in tables(s["md"]):
         if len(t) >= 2:
-            L += (t if untagged else tag_rows(t, s["cmd"], machine)) + [""]
+            L += t + [""]
     if not tables(s["md"]) and s["rc"] == "0":
         L += ["(no table in the report)", ""]
     return L
@@ -147,11 +210,12 @@ def main():
     ap.add_argument("work")
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "RESULTS.md"))
     ap.add_argument("--svg", default=os.path.join(REPO, "bench", "memory.svg"))
+    ap.add_argument("--speed-svg", default=os.path.join(REPO, "bench", "speedup.svg"))
     args = ap.parse_args()
     w = args.work
     load = read(os.path.join(w, "loadavg")).split()
     load_end = read(os.path.join(w, "loadavg_end")).split()
-    # Every row's machine names the load too: timings on a shared machine are noisy.
+    # The machine line names the load too: timings on a shared machine are noisy.
     machine = "%s; shared, 1-min load average %s at the start, %s at the end" % (
         host_machine(), load[0] if load else "?", load_end[0] if load_end else "?")
     pq, cve, ebw, rt, cm, kl = (step(w, n) for n in ("plan_quality", "compiled_vs_eager", "elementwise_bandwidth",
@@ -162,9 +226,9 @@ def main():
         machine)
 
     L = ["# atenaot benchmark results", "",
-         "Regenerated by one command, `bash bench/make_results.sh` (the whole file and `bench/memory.svg`;"
-         " nothing else in the tree is rewritten). Every table row names the command that produced it and the"
-         " machine it ran on. Other work on a shared machine makes timings noisy.", "",
+         "Regenerated by one command, `bash bench/make_results.sh` (the whole file, `bench/memory.svg`"
+         " and `bench/speedup.svg`; nothing else in the tree is rewritten). Each table follows the command that"
+         " produced it and the machine it ran on. Other work on a shared machine makes timings noisy.", "",
          "- Date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
          "- Machine: %s (other work on the machine slows the timed steps; no speed claim rests on one run)"
          % machine,
@@ -197,19 +261,22 @@ def main():
     L += section_from_report(
         "Compiled C vs LibTorch eager: latency and memory", cve, machine,
         ["The generated C library through the C ABI vs the captured program run op by op through LibTorch, in one"
-         " process: the three examples, a 20-op elementwise chain over 1M floats, and torchvision's MobileNetV2 and"
-         " ResNet-18 (random weights, 1x3x224x224, traced by `bench/torchvision_models.py` into a scratch directory,"
-         " TV). Compiled code with the default --cpu and threads (one per CPU); medians of `runs` alternating rounds; *max abs diff* compares the"
-         " compiled outputs with eager's in the same run. *build s* is writing and building the library (weights"
-         " as a binary object). *compiled B* is arena + outputs. *native us*: built with `--march-native`;"
-         " convolutions and GEMMs go through `codegen/kernels`."], untagged=True)
+         " process: the three examples, a 20-op elementwise chain over 1M floats, and the models of issue 15"
+         " (the model zoo's, random weights, traced by `bench/trace_models.py` into a scratch directory, TV),"
+         " with one thread on both sides and with all threads."] +
+        [l for l in cve["md"].splitlines() if l.startswith(("Machine:", "Eager:"))])
+    sp = speedups(cve["md"])
+    if sp:
+        with open(args.speed_svg, "w") as f:
+            f.write(speed_svg(sp, cve["cmd"], machine))
+        L += ["![speed-up of the compiled library over eager](speedup.svg)", ""]
 
     L += section_from_report(
         "Kernel library vs OpenBLAS (GFLOP/s)", kl, machine,
         ["`codegen/kernels` (built with `-march=native`, as `atenaot compile --march-native` builds models) on the"
          " GEMM shapes of ResNet-50's convolutions (as im2col GEMMs) and a transformer block (128 tokens, d 768,"
          " FFN 3072), next to OpenBLAS `cblas_sgemm` on one thread; then whole convolutions of ResNet-50 and"
-         " MobileNetV2. Design notes: `bench/README.md`."], untagged=True)
+         " MobileNetV2. Design notes: `bench/README.md`."])
 
     L += section_from_report(
         "Fused elementwise chains vs copy bandwidth, and threads", ebw, machine,

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Regenerates bench/RESULTS.md and bench/memory.svg. One command, from anywhere:
+# Regenerates bench/RESULTS.md, bench/memory.svg and bench/speedup.svg. One command, from anywhere:
 #
 #   bash bench/make_results.sh
 #
-# about 6 minutes on the 2-core development VM once the builds are cached
+# about 25 minutes on the 2-core development VM once the builds are cached
 # (the first -c opt build of the benchmark adds several). It runs, in order:
 #   1. bazel build //:atenaot; bazel build -c opt //bench:compiled_vs_eager
 #   2. /usr/bin/python3 bench/plan_quality.py --atenaot bazel-bin/atenaot   (memory plans + the SVG's data)
-#   3. /usr/bin/python3 bench/torchvision_models.py TV                    (MobileNetV2, ResNet-18: traced, random weights)
-#      bazel run -c opt //bench:compiled_vs_eager -- --model NAME=TV/NAME (latency + memory vs eager)
+#   3. /usr/bin/python3 bench/trace_models.py TV                         (issue 15's model list: traced, random weights)
+#      bazel run -c opt //bench:compiled_vs_eager -- --model NAME=TV/NAME (latency + memory vs eager, all threads and 1)
 #      bazel run -c opt //bench:elementwise_bandwidth                   (fused chains vs memcpy, threads)
 #   4. /usr/bin/python3 bench/reinplace_timing.py --sizes 250,500,1000    (pass time vs PyTorch, small sizes)
 #   5. bash tests/embedded/cortex_m_test.sh bazel-bin/atenaot             (Cortex-M4F flash/RAM)
@@ -52,15 +52,17 @@ atenaot="$work/atenaot"
 run plan_quality "/usr/bin/python3 bench/plan_quality.py --atenaot bazel-bin/atenaot --repeat $repeat" -- \
   "$py" bench/plan_quality.py --atenaot "$atenaot" --repeat "$repeat" --out "$work/plan_quality.md" \
   --keep "$work/plan_quality"
-# The torchvision models for the latency rows (the examples are committed).
+# The zoo models for the latency rows (the examples are committed).
 tv="$work/torchvision"; tv_args=(); tv_shown=""
-if "$py" bench/torchvision_models.py "$tv" > "$work/torchvision.log" 2>&1; then
-  for m in mobilenet_v2 resnet18 resnet50; do tv_args+=(--model "$m=$tv/$m"); tv_shown+=" --model $m=TV/$m"; done
+if "$py" bench/trace_models.py "$tv" > "$work/torchvision.log" 2>&1; then
+  for d in $(sed -n 's/^wrote //p' "$work/torchvision.log"); do  # in trace_models.py's order
+    m="$(basename "$d")"; tv_args+=(--model "$m=$tv/$m"); tv_shown+=" --model $m=TV/$m"
+  done
 else
   echo "   torchvision models not traced (see $work/torchvision.log); compiled_vs_eager runs without them" >&2
   tail -3 "$work/torchvision.log" >&2; failed=1
 fi
-run compiled_vs_eager "/usr/bin/python3 bench/torchvision_models.py TV && bazel run -c opt //bench:compiled_vs_eager --$tv_shown" -- \
+run compiled_vs_eager "/usr/bin/python3 bench/trace_models.py TV && bazel run -c opt //bench:compiled_vs_eager --$tv_shown" -- \
   bazel run -c opt //bench:compiled_vs_eager -- --out "$work/compiled_vs_eager.md" "${tv_args[@]}"
 run kernels "bazel run -c opt //bench/kernels:gemm_bench (via bench/kernels/gemm_table.py)" -- \
   "$py" bench/kernels/gemm_table.py --bench "$work/gemm_bench" --out "$work/kernels.md"
@@ -77,7 +79,7 @@ run cortex_m "bash tests/embedded/cortex_m_test.sh bazel-bin/atenaot" -- \
 if grep -q "^SKIPPED" "$work/cortex_m.log"; then echo "2 (skipped: $(grep '^SKIPPED' "$work/cortex_m.log"))" > "$work/cortex_m.rc"; failed=1; fi
 
 cut -d' ' -f1-3 /proc/loadavg > "$work/loadavg_end"
-"$py" bench/make_results.py "$work" --out bench/RESULTS.md --svg bench/memory.svg || failed=1
+"$py" bench/make_results.py "$work" --out bench/RESULTS.md --svg bench/memory.svg --speed-svg bench/speedup.svg || failed=1
 bazel build //:atenaot > /dev/null 2>&1 || true  # bazel-bin back to the default configuration
 [ "$failed" -eq 0 ] || echo "make_results: some steps failed; see bench/RESULTS.md" >&2
 exit "$failed"
