@@ -1052,29 +1052,25 @@ class CEmitter final : public KernelLowering {
     return Status::Ok();
   }
 
-  // out = self with values written (or added) at the indexed positions: one
-  // integer index tensor on one dimension, or a boolean mask over the leading
-  // dimensions with a single value.
+  // out = self with values written (or added) at the indexed positions:
+  // integer index tensors (advanced indexing), or a boolean mask over the
+  // leading dimensions with a single value.
   Status IndexPut(const Node* n) {
     const Value *self = n->input(0), *values = n->input(2), *out = n->output();
     const bool acc = n->args()[3].literal.kind == Literal::Kind::kBool && n->args()[3].literal.b;
     if (out->meta().storage != self->meta().storage) AOT_RETURN_IF_ERROR(CopyInOrder(self, out));
     const std::vector<Value*>& idx = n->args()[1].list;
-    int pos = -1;
-    for (size_t k = 0; k < idx.size(); ++k)
-      if (idx[k]) {
-        if (pos >= 0) return Unsupported("index_put with several index tensors");
-        pos = static_cast<int>(k);
-      }
-    if (pos < 0) return Unsupported("index_put without an index tensor");
-    const Value* ix = idx[static_cast<size_t>(pos)];
     AOT_ASSIGN_OR_RETURN(std::string po, Ptr(out));
     AOT_ASSIGN_OR_RETURN(std::string pv, Ptr(values));
-    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(ix));
     const TensorMeta& om = out->meta();
     const std::string op = acc ? " += " : " = ";
-    if (ix->meta().dtype == DType::kBool || ix->meta().dtype == DType::kUInt8) {
-      if (pos != 0 || values->meta().numel() != 1) return Unsupported("boolean-mask index_put needs a single value");
+    auto is_mask = [](const Value* t) { return t && (t->meta().dtype == DType::kBool || t->meta().dtype == DType::kUInt8); };
+    if (std::any_of(idx.begin(), idx.end(), is_mask)) {
+      const Value* ix = idx[0];
+      if (!is_mask(ix) || std::count(idx.begin(), idx.end(), nullptr) + 1 != static_cast<std::ptrdiff_t>(idx.size()) ||
+          values->meta().numel() != 1)
+        return Unsupported("boolean-mask index_put needs a single value");
+      AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(ix));
       const TensorMeta& mm = ix->meta();
       std::vector<std::string> v;
       std::string ind = OpenLoops(om.sizes, "i", &v);
@@ -1084,19 +1080,98 @@ class CEmitter final : public KernelLowering {
       CloseLoops(v.size());
       return Status::Ok();
     }
-    if (ix->meta().sizes.size() != 1) return Unsupported("index_put with a multi-dimensional index tensor");
-    // Iterate over out's dims with dim `pos` replaced by the index positions.
-    std::vector<int64_t> space = om.sizes;
-    space[static_cast<size_t>(pos)] = ix->meta().sizes[0];
+    // Integer index tensors (several broadcast together): iterate over the
+    // indexed shape, values broadcast to it.
+    AOT_ASSIGN_OR_RETURN(AdvancedIndex ai, AnalyzeAdvancedIndex(om, idx));
     std::vector<std::string> v;
-    std::string ind = OpenLoops(space, "i", &v);
-    loops_ << ind << "int64_t k = (int64_t)" << pi << "[" << v[static_cast<size_t>(pos)] << " * " << ix->meta().strides[0] << "];\n";
-    loops_ << ind << "if (k < 0) k += " << om.sizes[static_cast<size_t>(pos)] << ";\n";
-    std::vector<std::string> ov = v;
-    ov[static_cast<size_t>(pos)] = "k";
-    loops_ << ind << po << "[" << Lin(ov, om.strides) << "]" << op
-           << CCast(pv + "[" + Lin(v, BroadcastStrides(values->meta(), space)) + "]", om.dtype) << ";\n";
+    std::string ind = OpenLoops(ai.result, "i", &v);
+    AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(ai, om, v, ind));
+    loops_ << gt.decls << ind << po << "[" << gt.offset << "]" << op
+           << CCast(pv + "[" + Lin(v, BroadcastStrides(values->meta(), ai.result)) + "]", om.dtype) << ";\n";
     CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  // The pointers of ai's index tensors, then the statements that read them.
+  StatusOr<GatherText> GatherFor(const AdvancedIndex& ai, const TensorMeta& x, const std::vector<std::string>& v,
+                                 const std::string& ind) {
+    std::vector<std::string> ptrs;
+    for (const Value* t : ai.idx) {
+      if (!t) continue;
+      AOT_ASSIGN_OR_RETURN(std::string p, Ptr(t));
+      ptrs.push_back(p);
+    }
+    return AdvancedIndexText(ai, x, v, ptrs, ind);
+  }
+
+  // y = x[indices] (index.Tensor): a gather over y's elements.
+  Status Index(const Node* n) override {
+    const Value *x = n->input(0), *y = n->output();
+    AOT_ASSIGN_OR_RETURN(AdvancedIndex ai, AnalyzeAdvancedIndex(x->meta(), n->args()[1].list));
+    if (ai.result != y->meta().sizes) return Internal("index result shape differs from the traced one");
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(ai.result, "i", &v);
+    AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(ai, x->meta(), v, ind));
+    loops_ << gt.decls << ind << py << "[" << Lin(v, y->meta().strides) << "] = "
+           << CCast(px + "[" + gt.offset + "]", y->meta().dtype) << ";\n";
+    CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  // embedding_bag (weight, indices, offsets, scale_grad, mode, sparse,
+  // per_sample_weights, include_last_offset[, padding_idx]): bag b reduces the
+  // rows weight[indices[offsets[b] .. offsets[b + 1])] (sum, mean or max;
+  // padding_idx rows skipped; an empty bag gives zeros). Only the first
+  // result (the bags) may be used.
+  Status EmbeddingBag(const Node* n) override {
+    const Value *w = n->input(0), *idx = n->input(1), *offs = n->input(2), *y = n->output(0);
+    for (size_t k = 1; k < n->outputs().size(); ++k)
+      if (!n->output(static_cast<int>(k))->uses().empty()) return Unsupported("embedding_bag's offset2bag, bag_size or max_indices result is used");
+    const int64_t mode = Lit(n, 4).i;
+    const Value* psw = n->input(6);
+    const bool last_offset = Lit(n, 7).kind == Literal::Kind::kBool && Lit(n, 7).b;
+    const bool has_pad = n->args().size() > 8 && Lit(n, 8).kind == Literal::Kind::kInt && Lit(n, 8).i >= 0;
+    if (idx->meta().sizes.size() != 1 || offs->meta().sizes.size() != 1 || w->meta().sizes.size() != 2)
+      return Unsupported("embedding_bag needs 1-D indices and offsets and a 2-D weight");
+    if (mode < 0 || mode > 2) return InvalidArgument("embedding_bag mode " + std::to_string(mode));
+    const DType dt = y->meta().dtype;
+    AOT_ASSIGN_OR_RETURN(std::string ct, CType(dt));
+    AOT_ASSIGN_OR_RETURN(std::string pw, Ptr(w));
+    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
+    AOT_ASSIGN_OR_RETURN(std::string po, Ptr(offs));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::string pp;
+    if (psw) {
+      AOT_ASSIGN_OR_RETURN(pp, Ptr(psw));
+    }
+    const int64_t noff = offs->meta().sizes[0], nidx = idx->meta().sizes[0], D = w->meta().sizes[1];
+    const int64_t nbags = y->meta().sizes[0];
+    const auto &ws = w->meta().strides, &ys = y->meta().strides;
+    const std::string os = std::to_string(offs->meta().strides[0]), is = std::to_string(idx->meta().strides[0]);
+    const std::string yrow = "b * " + std::to_string(ys[0]), yj = yrow + " + j * " + std::to_string(ys[1]);
+    const std::string wj = "k * " + std::to_string(ws[0]) + " + j * " + std::to_string(ws[1]);
+    loops_ << "  for (int64_t b = 0; b < " << nbags << "; ++b) {\n"
+           << "    const int64_t s = (int64_t)" << po << "[b * " << os << "], e = "
+           << (last_offset ? "(int64_t)" + po + "[(b + 1) * " + os + "]"
+                           : "b + 1 < " + std::to_string(noff) + " ? (int64_t)" + po + "[(b + 1) * " + os + "] : " +
+                                 std::to_string(nidx))
+           << ";\n    int64_t cnt = 0;\n"
+           << "    for (int64_t j = 0; j < " << D << "; ++j) " << py << "[" << yj << "] = " << (mode == 2 ? "-INFINITY" : "0") << ";\n"
+           << "    for (int64_t i = s; i < e; ++i) {\n"
+           << "      const int64_t k = (int64_t)" << pi << "[i * " << is << "];\n";
+    if (has_pad) loops_ << "      if (k == " << Lit(n, 8).i << ") continue;\n";
+    std::string x = pw + "[" + wj + "]";
+    if (psw) x = "(" + ct + ")(" + x + " * " + pp + "[i * " + std::to_string(psw->meta().strides[0]) + "])";
+    loops_ << "      ++cnt;\n      for (int64_t j = 0; j < " << D << "; ++j) {\n"
+           << "        const " << ct << " v = " << x << ";\n";
+    if (mode == 2) loops_ << "        if (v > " << py << "[" << yj << "] || v != v) " << py << "[" << yj << "] = v;\n";
+    else loops_ << "        " << py << "[" << yj << "] += v;\n";
+    loops_ << "      }\n    }\n";
+    if (mode == 1) loops_ << "    if (cnt > 0) for (int64_t j = 0; j < " << D << "; ++j) " << py << "[" << yj << "] /= (" << ct << ")cnt;\n";
+    if (mode == 2) loops_ << "    if (cnt == 0) for (int64_t j = 0; j < " << D << "; ++j) " << py << "[" << yj << "] = 0;\n";
+    loops_ << "  }\n";
     return Status::Ok();
   }
 

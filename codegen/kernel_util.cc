@@ -63,6 +63,15 @@ std::string StridedOffset(const std::string& var, const std::vector<int64_t>& si
   return out.empty() ? "0" : out;
 }
 
+std::string LinearIndex(const std::vector<std::string>& vars, const std::vector<int64_t>& strides) {
+  std::string e;
+  for (size_t d = 0; d < vars.size() && d < strides.size(); ++d) {
+    if (strides[d] == 0) continue;
+    e += (e.empty() ? "" : " + ") + vars[d] + (strides[d] == 1 ? "" : " * " + std::to_string(strides[d]));
+  }
+  return e.empty() ? "0" : e;
+}
+
 namespace {
 
 int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
@@ -89,6 +98,8 @@ KernelKind ClassifyKernel(const Node* n) {
   if (name == "cat") return KernelKind::kCat;
   if (name == "index_select" || name == "embedding") return KernelKind::kIndexSelect;
   if (name == "index_put" || name == "index_put_") return KernelKind::kIndexPut;
+  if (name == "index" && ov == "Tensor") return KernelKind::kIndex;
+  if (name == "embedding_bag") return KernelKind::kEmbeddingBag;
   if (n->op().scatter_view) return KernelKind::kScatter;
   if (n->op().IsView() || name == "_unsafe_view") return KernelKind::kCopy;
   if (name == "arange") return KernelKind::kArange;
@@ -110,6 +121,8 @@ Status LowerKernel(KernelLowering& b, const Node* n) {
     case KernelKind::kCat: return b.Cat(n);
     case KernelKind::kIndexSelect: return b.IndexSelect(n);
     case KernelKind::kIndexPut: return b.IndexPut(n);
+    case KernelKind::kIndex: return b.Index(n);
+    case KernelKind::kEmbeddingBag: return b.EmbeddingBag(n);
     case KernelKind::kScatter: return b.Scatter(n);
     case KernelKind::kCopy: return b.CopyInOrder(n->input(0), n->output());
     case KernelKind::kArange: return b.Arange(n);
@@ -117,6 +130,72 @@ Status LowerKernel(KernelLowering& b, const Node* n) {
     case KernelKind::kUnsupported: break;
   }
   return Unsupported(std::string("no ") + b.BackendName() + " lowering for " + n->op().qualified_name);
+}
+
+Status KernelLowering::NoLowering(const Node* n) const {
+  return Unsupported(std::string("no ") + BackendName() + " lowering for " + n->op().qualified_name);
+}
+
+StatusOr<AdvancedIndex> AnalyzeAdvancedIndex(const TensorMeta& x, const std::vector<Value*>& indices) {
+  const size_t rank = x.sizes.size();
+  if (indices.size() > rank) return InvalidArgument("more indices than dimensions");
+  AdvancedIndex a;
+  a.idx.assign(rank, nullptr);
+  size_t first = rank, last = 0, count = 0;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    const Value* t = indices[d];
+    if (!t) continue;
+    const DType dt = t->meta().dtype;
+    if (dt == DType::kBool || dt == DType::kUInt8)
+      return Unsupported("a boolean-mask index gives a result whose shape depends on the data (its number of true "
+                         "elements); atenaot compiles only shapes known before the run");
+    if (dt != DType::kInt64 && dt != DType::kInt32) return Unsupported("an index tensor of dtype " + std::string(DTypeName(dt)));
+    a.idx[d] = t;
+    first = std::min(first, d);
+    last = d;
+    ++count;
+    // Broadcast the index shapes together (right-aligned).
+    const std::vector<int64_t>& s = t->meta().sizes;
+    if (s.size() > a.bshape.size()) a.bshape.insert(a.bshape.begin(), s.size() - a.bshape.size(), 1);
+    for (size_t k = 0; k < s.size(); ++k) {
+      int64_t& b = a.bshape[a.bshape.size() - s.size() + k];
+      if (b == 1) b = s[k];
+      else if (s[k] != 1 && s[k] != b) return InvalidArgument("index tensors do not broadcast together");
+    }
+  }
+  if (count == 0) return Unsupported("indexing without an index tensor");
+  const bool adjacent = last - first + 1 == count;
+  a.before = adjacent ? first : 0;
+  for (size_t d = 0; d < a.before; ++d) a.result.push_back(x.sizes[d]);
+  a.result.insert(a.result.end(), a.bshape.begin(), a.bshape.end());
+  for (size_t d = adjacent ? last + 1 : 0; d < rank; ++d)
+    if (!a.idx[d]) a.result.push_back(x.sizes[d]);
+  return a;
+}
+
+GatherText AdvancedIndexText(const AdvancedIndex& a, const TensorMeta& x, const std::vector<std::string>& vars,
+                             const std::vector<std::string>& idx_ptrs, const std::string& indent) {
+  GatherText t;
+  const size_t nb = a.bshape.size();
+  std::vector<std::string> bvars(vars.begin() + static_cast<std::ptrdiff_t>(a.before),
+                                 vars.begin() + static_cast<std::ptrdiff_t>(a.before + nb));
+  size_t j = 0, p = 0;  // j: dims not indexed so far (the first `before` come before the block)
+  for (size_t d = 0; d < x.sizes.size(); ++d) {
+    std::string var;
+    if (a.idx[d]) {
+      var = "k" + std::to_string(d);
+      t.decls += indent + "int64_t " + var + " = (int64_t)" + idx_ptrs[p++] + "[" +
+                 LinearIndex(bvars, BroadcastStrides(a.idx[d]->meta(), a.bshape)) + "];\n";
+      t.decls += indent + "if (" + var + " < 0) " + var + " += " + std::to_string(x.sizes[d]) + ";\n";
+    } else {
+      var = vars[j < a.before ? j : nb + j];
+      ++j;
+    }
+    if (x.strides[d] != 0)
+      t.offset += (t.offset.empty() ? "" : " + ") + var + (x.strides[d] == 1 ? "" : " * " + std::to_string(x.strides[d]));
+  }
+  if (t.offset.empty()) t.offset = "0";
+  return t;
 }
 
 ReductionDims ReduceDims(const Node* n) {

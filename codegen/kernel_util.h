@@ -32,6 +32,9 @@ LoopSpace CoalesceLoops(const std::vector<int64_t>& sizes, const std::vector<std
 // coalesce into one, else a sum of (var / a % b) * stride terms.
 std::string StridedOffset(const std::string& var, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 
+// "i0 * 4 + i1" for per-dimension loop variables and strides ("0" if none).
+std::string LinearIndex(const std::vector<std::string>& vars, const std::vector<int64_t>& strides);
+
 // Which kernel lowers a node that is not elementwise (both backends).
 enum class KernelKind {
   kReduce,             // sum, mean, amax, amin, prod
@@ -46,6 +49,8 @@ enum class KernelKind {
   kCat,
   kIndexSelect,        // index_select, embedding
   kIndexPut,           // index_put, index_put_
+  kIndex,              // index.Tensor (advanced indexing)
+  kEmbeddingBag,       // embedding_bag (sum, mean, max over bags)
   kScatter,            // the *_scatter ops (a view's inverse)
   kCopy,               // a view op that copied (its result has its own memory)
   kArange,
@@ -76,6 +81,12 @@ class KernelLowering {
   virtual Status Scatter(const Node* n) = 0;
   virtual Status CopyInOrder(const Value* in, const Value* out) = 0;  // kCopy: a view op that copied
   virtual Status Arange(const Node* n) = 0;
+  // Lowered by the C backend only so far; another backend says it has none.
+  virtual Status Index(const Node* n) { return NoLowering(n); }
+  virtual Status EmbeddingBag(const Node* n) { return NoLowering(n); }
+
+ protected:
+  Status NoLowering(const Node* n) const;
 };
 Status LowerKernel(KernelLowering& backend, const Node* n);
 
@@ -97,6 +108,29 @@ struct IndexReductionDims {
   std::vector<int64_t> outer, x_outer, idx_outer, values_outer;  // sizes, then strides
 };
 StatusOr<IndexReductionDims> IndexReduceDims(const Node* n);
+
+// Advanced indexing (index.Tensor, index_put with integer index tensors):
+// x[i0, :, i2] with the index tensors broadcast together to `bshape`. The
+// result (or index_put's iteration space) is x's dims before the first index,
+// then bshape, then the dims after the last when the indexed dims are
+// adjacent; else bshape first, then every dim not indexed.
+struct AdvancedIndex {
+  std::vector<const Value*> idx;  // per dim of x (nullptr: the whole dim)
+  std::vector<int64_t> bshape;
+  std::vector<int64_t> result;    // sizes of the result
+  size_t before = 0;              // result dims before the bshape block
+};
+// Refuses boolean masks: the result's shape would depend on the data.
+StatusOr<AdvancedIndex> AnalyzeAdvancedIndex(const TensorMeta& x, const std::vector<Value*>& indices);
+// C statements (one per line, each starting with `indent`) that read the
+// index tensors at the result index `vars` into k0, k1, ... (negative
+// indices wrapped), and the element offset into x they select. `ptr(v)`
+// names each index tensor's pointer.
+struct GatherText {
+  std::string decls, offset;
+};
+GatherText AdvancedIndexText(const AdvancedIndex& a, const TensorMeta& x, const std::vector<std::string>& vars,
+                             const std::vector<std::string>& idx_ptrs, const std::string& indent);
 
 // mm/bmm/matmul/addmm/linear (f32): C[batch] = alpha A @ B + beta bias, with
 // vectors as 1-row/1-column matrices, linear's weight viewed as [K, N] and

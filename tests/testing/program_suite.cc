@@ -1043,6 +1043,46 @@ std::vector<SuiteProgram> Build() {
                 at::std(in[0], {1}, /*unbiased=*/true, /*keepdim=*/false)};
       },
       Randn(301, {{4, 6}}));
+  // ---------------------------------------------------------------------
+  // Advanced indexing and embedding_bag (issue 14 item 6).
+  auto I64 = [](std::vector<int64_t> v, std::vector<int64_t> shape) {
+    return at::tensor(v).view(shape);
+  };
+  add("index_tensor_one_index_negative_entries",
+      [](const Ts& in) -> Ts { return {at::index(in[0], Idx({c10::nullopt, in[1]})) * 2}; },
+      Seeded(310, [I64] { return Ts{at::randn({4, 5, 6}), I64({0, -1, 3, -5, 2, 2}, {2, 3})}; }));
+  add("index_tensor_broadcast_adjacent_dims",
+      [](const Ts& in) -> Ts { return {at::index(in[0], Idx({c10::nullopt, in[1], in[2]}))}; },
+      Seeded(311, [I64] { return Ts{at::randn({4, 5, 6}), I64({4, 0, -2}, {3, 1}), I64({5, -6}, {2})}; }));
+  add("index_tensor_non_adjacent_dims_first",
+      [](const Ts& in) -> Ts { return {at::index(in[0].transpose(0, 2), Idx({in[1], c10::nullopt, in[2]}))}; },
+      Seeded(312, [I64] { return Ts{at::randn({4, 5, 6}), I64({5, 0, 2}, {3}), I64({3, 1, -1}, {3})}; }));
+  add("index_tensor_index_of_table_then_view",
+      [](const Ts& in) -> Ts { return {at::index(in[0], Idx({in[1].view({-1})})).view({4, 4, 3})}; },
+      Seeded(313, [] { return Ts{at::randn({7, 3}), at::randint(0, 7, {4, 4}, at::kLong)}; }));
+  add("index_put_broadcast_indices_block_values_accumulate",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.index_put_(Idx({c10::nullopt, in[1], in[2]}), in[3], /*accumulate=*/true);
+        return {b};
+      },
+      Seeded(314, [I64] {
+        return Ts{at::randn({2, 4, 5}), I64({1, -1}, {2, 1}), I64({0, 4, 0}, {3}), at::randn({2, 2, 3})};
+      }));
+  add("embedding_bag_sum_weighted_mean_padded_max",
+      [](const Ts& in) -> Ts {
+        T w = in[0], idx = in[1], off = in[2], psw = in[3];
+        T s = std::get<0>(at::embedding_bag(w, idx, off, false, 0, false, psw, false, c10::nullopt));
+        // Bag 2 is empty; index 3 is padding.
+        T m = std::get<0>(at::embedding_bag(w, idx, off, false, 1, false, c10::nullopt, false, 3));
+        T x = std::get<0>(at::embedding_bag(w, idx, off, false, 2, false, c10::nullopt, false, c10::nullopt));
+        T l = std::get<0>(at::embedding_bag(w, idx, at::cat({off, at::full({1}, 8, at::kLong)}), false, 0, false,
+                                            c10::nullopt, true, c10::nullopt));
+        return {s, m, x, l};
+      },
+      Seeded(315, [I64] {
+        return Ts{at::randn({6, 4}), I64({1, 3, 0, 3, 3, 5, 2, 1}, {8}), I64({0, 3, 5, 5}, {4}), at::randn({8})};
+      }));
   return ps;
 }
 
