@@ -1083,6 +1083,33 @@ std::vector<SuiteProgram> Build() {
       Seeded(315, [I64] {
         return Ts{at::randn({6, 4}), I64({1, 3, 0, 3, 3, 5, 2, 1}, {8}), I64({0, 3, 5, 5}, {4}), at::randn({8})};
       }));
+  // ---------------------------------------------------------------------
+  // Decomposed: pad, roll, new_* factories, norms (passes/decompose_shape.h).
+  add("pad_constant_negative_and_value_roll_negative_dims",
+      [](const Ts& in) -> Ts {
+        T a = at::pad(in[0], {1, 2, 0, 3}, "constant", 0.5);
+        T c = at::constant_pad_nd(in[0], {-1, 2, 2, -1, 1, 0});  // crops and pads; no dims given past rank
+        T r = at::roll(in[0], {-2, 7}, {-1, 1});
+        T f = at::roll(in[0], {5});  // no dims: the flattened tensor
+        T z = at::pad(in[0], {0, 0, 0, 0});  // nothing to pad: still a copy
+        z.add_(1);
+        return {a, c, r, f, z, in[0] * 1};
+      },
+      Randn(320, {{2, 3, 4}}));
+  add("new_zeros_ones_full_keep_dtype",
+      [](const Ts& in) -> Ts {
+        T i = in[0].to(at::kLong);
+        return {in[0].new_zeros({2, 3}) + 1, i.new_ones({4}), in[0].new_full({3}, 2.5), i.new_zeros({2}).add_(i.select(0, 0).sum())};
+      },
+      Randn(321, {{3, 2}}));
+  add("norm_p2_p1_inf_p3_all_dims_normalize",
+      [](const Ts& in) -> Ts {
+        const T& x = in[0];
+        return {x.norm(2, {-1}, /*keepdim=*/true), at::norm(x, 1, std::vector<int64_t>{0, 2}), at::norm(x, INFINITY, {1}),
+                at::norm(x, -INFINITY, {1}), at::norm(x, 3, {-1}), x.norm(), at::norm(x, 0, {2}),
+                x / x.norm(2, {1}, true).clamp_min(1e-12)};
+      },
+      Randn(322, {{2, 3, 5}}));
   return ps;
 }
 
