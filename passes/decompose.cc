@@ -6,6 +6,7 @@
 
 #include "passes/decompose_attention.h"
 #include "passes/decompose_builder.h"
+#include "passes/decompose_einsum.h"
 #include "passes/decompose_rnn.h"
 #include "passes/decompose_shape.h"
 
@@ -105,6 +106,7 @@ const std::map<std::string, Rule>& Table() {
       {"aten::std", [](Builder& b, const Node* n) { return VarStd(b, n, true); }},
       {"aten::std.dim", [](Builder& b, const Node* n) { return VarStd(b, n, true); }},
       {"aten::std.correction", [](Builder& b, const Node* n) { return VarStd(b, n, true); }},
+      {"aten::einsum", DecomposeEinsum},
       {"aten::pad", DecomposeConstantPad},
       {"aten::constant_pad_nd", DecomposeConstantPad},
       {"aten::roll", DecomposeRoll},

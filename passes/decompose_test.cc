@@ -162,5 +162,25 @@ TEST(Decompose, NewZerosAndNormsUseSupportedOps) {
   EXPECT_NE(text.find(", 0.3333333333333333)"), std::string::npos) << text;
 }
 
+TEST(Decompose, EinsumBecomesPermutesAndOneBmmPerPair) {
+  std::string text = Decomposed(R"(graph @f(%q: f32[2,3,4,5]@s0, %k: f32[2,3,6,5]@s1) {
+  %y = aten::einsum("bhid,bhjd->bhij", [%q, %k], none) : f32[2,3,4,6]@s2
+  return %y
+}
+)");
+  EXPECT_EQ(text.find("einsum"), std::string::npos) << text;
+  EXPECT_EQ(Count(text, "aten::bmm("), 1) << text;
+  // b, h batch (6), i left (4), d contracted (5), j right (6).
+  EXPECT_NE(text.find(" : f32[6,4,5]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::permute(%k, [0, 1, 3, 2]) : f32[2,3,5,6]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::bmm(") , std::string::npos) << text;
+  EXPECT_NE(text.find(" : f32[6,4,6]"), std::string::npos) << text;
+  EXPECT_NE(Decomposed(R"(graph @f(%x: f32[3,3]@s0) {
+  %y = aten::einsum("ii->i", [%x], none) : f32[3]@s1
+  return %y
+}
+)").find("a label repeated in one operand (a diagonal)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace atenaot

@@ -1110,6 +1110,16 @@ std::vector<SuiteProgram> Build() {
                 x / x.norm(2, {1}, true).clamp_min(1e-12)};
       },
       Randn(322, {{2, 3, 5}}));
+  add("einsum_attention_broadcast_ellipsis_implicit_three_operands",
+      [](const Ts& in) -> Ts {
+        const T &q = in[0], &k = in[1], &a = in[2], &c = in[3], &v = in[4];
+        return {at::einsum("bhid,bhjd->bhij", {q, k}),         // batched q k^T
+                at::einsum("...ij,...jk->...ik", {a, c}),      // batch 1 broadcast against 2
+                at::einsum("ji,jk", {a.select(0, 0), c.select(0, 1)}),  // implicit output ik
+                at::einsum("ab,bc,cd->da", {a.select(0, 0), c.select(0, 0), c.select(0, 1).t()}),
+                at::einsum("i,j->ij", {v, v}), at::einsum("bhid->", {q}), at::einsum("bhid->dbi", {q})};
+      },
+      Randn(323, {{2, 3, 4, 5}, {2, 3, 6, 5}, {1, 4, 4}, {2, 4, 3}, {3}}));
   return ps;
 }
 
