@@ -1054,7 +1054,7 @@ class CEmitter final : public KernelLowering {
 
   // out = self with values written (or added) at the indexed positions:
   // integer index tensors (advanced indexing), or a boolean mask over the
-  // leading dimensions with a single value.
+  // leading dimensions with values broadcast over the masked elements.
   Status IndexPut(const Node* n) {
     const Value *self = n->input(0), *values = n->input(2), *out = n->output();
     const bool acc = n->args()[3].literal.kind == Literal::Kind::kBool && n->args()[3].literal.b;
@@ -1066,17 +1066,21 @@ class CEmitter final : public KernelLowering {
     const std::string op = acc ? " += " : " = ";
     auto is_mask = [](const Value* t) { return t && (t->meta().dtype == DType::kBool || t->meta().dtype == DType::kUInt8); };
     if (std::any_of(idx.begin(), idx.end(), is_mask)) {
+      // Values broadcast over the masked elements: one value, or one block of
+      // the dims after the mask's (a value per masked element would need the
+      // number of true elements, known only at run time).
       const Value* ix = idx[0];
+      const TensorMeta &mm = ix->meta(), &vm = values->meta();
+      const size_t rest = om.sizes.size() - std::min(om.sizes.size(), mm.sizes.size());
       if (!is_mask(ix) || std::count(idx.begin(), idx.end(), nullptr) + 1 != static_cast<std::ptrdiff_t>(idx.size()) ||
-          values->meta().numel() != 1)
-        return Unsupported("boolean-mask index_put needs a single value");
+          vm.sizes.size() > rest + 1 || (vm.sizes.size() == rest + 1 && vm.sizes[0] != 1))
+        return Unsupported("boolean-mask index_put needs values that broadcast over the masked elements");
       AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(ix));
-      const TensorMeta& mm = ix->meta();
       std::vector<std::string> v;
       std::string ind = OpenLoops(om.sizes, "i", &v);
       std::vector<std::string> mv(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mm.sizes.size()));
       loops_ << ind << "if (" << pi << "[" << Lin(mv, mm.strides) << "]) " << po << "[" << Lin(v, om.strides) << "]" << op
-             << CCast(pv + "[0]", om.dtype) << ";\n";
+             << CCast(pv + "[" + Lin(v, BroadcastStrides(vm, om.sizes)) + "]", om.dtype) << ";\n";
       CloseLoops(v.size());
       return Status::Ok();
     }
@@ -1188,6 +1192,85 @@ class CEmitter final : public KernelLowering {
     std::string ind = OpenLoops(view.sizes, "s", &v);
     loops_ << ind << py << "[" << view.offset - y->meta().offset << " + " << Lin(v, view.strides) << "] = "
            << CCast(ps + "[" + Lin(v, BroadcastStrides(src->meta(), view.sizes)) + "]", y->meta().dtype) << ";\n";
+    CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  // sort/topk: per row, a stable bottom-up merge sort of the positions in
+  // scratch (NaN orders as the largest value, as in eager), then the first k.
+  Status Sort(const Node* n) override {
+    const Value *x = n->input(0), *vals = n->output(0), *idx = n->output(1);
+    AOT_ASSIGN_OR_RETURN(SortArgs sa, SortArguments(n));
+    const int64_t len = x->meta().sizes[sa.dim];
+    AOT_ASSIGN_OR_RETURN(std::string ct, CType(x->meta().dtype));
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string pv, Ptr(vals));
+    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
+    const std::string st = std::to_string(x->meta().strides[sa.dim]), n_s = std::to_string(len);
+    body_ << "  int64_t* const ia = (int64_t*)" << Scratch(4 * std::max<int64_t>(len, 1)) << ";\n"
+          << "  int64_t* const ib = ia + " << len << ";\n";
+    // p strictly before q: greater (descending) or smaller, NaN largest.
+    const std::string before = sa.descending ? "(p > q || (p != p && q == q))" : "(p < q || (p == p && q != q))";
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(sa.outer, "o", &v);
+    loops_ << ind << "const " << ct << "* const xr = " << px << " + " << Lin(v, sa.x_outer) << ";\n"
+           << ind << "int64_t *src = ia, *dst = ib;\n"
+           << ind << "for (int64_t i = 0; i < " << n_s << "; ++i) ia[i] = i;\n"
+           << ind << "for (int64_t w = 1; w < " << n_s << "; w *= 2) {\n"
+           << ind << "  for (int64_t lo = 0; lo < " << n_s << "; lo += 2 * w) {\n"
+           << ind << "    const int64_t m = lo + w < " << n_s << " ? lo + w : " << n_s << ", hi = lo + 2 * w < " << n_s
+           << " ? lo + 2 * w : " << n_s << ";\n"
+           << ind << "    int64_t a = lo, b = m, t = lo;\n"
+           << ind << "    while (a < m && b < hi) {\n"
+           << ind << "      const " << ct << " p = xr[src[b] * " << st << "], q = xr[src[a] * " << st << "];\n"
+           << ind << "      dst[t++] = " << before << " ? src[b++] : src[a++];\n"
+           << ind << "    }\n"
+           << ind << "    while (a < m) dst[t++] = src[a++];\n"
+           << ind << "    while (b < hi) dst[t++] = src[b++];\n"
+           << ind << "  }\n"
+           << ind << "  int64_t* const sw = src; src = dst; dst = sw;\n"
+           << ind << "}\n"
+           << ind << "for (int64_t i = 0; i < " << sa.k << "; ++i) {\n"
+           << ind << "  " << pv << "[" << Lin(v, sa.v_outer) << " + i * " << vals->meta().strides[sa.dim]
+           << "] = " << CCast("xr[src[i] * " + st + "]", vals->meta().dtype) << ";\n"
+           << ind << "  " << pi << "[" << Lin(v, sa.i_outer) << " + i * " << idx->meta().strides[sa.dim]
+           << "] = src[i];\n"
+           << ind << "}\n";
+    CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  // cumsum/cumprod along one dim, accumulated in double (floats, as eager's
+  // CPU kernel; float with float_accumulation) or int64, each prefix rounded
+  // to the result's dtype.
+  Status Cumulative(const Node* n) override {
+    const Value *x = n->input(0), *y = n->output();
+    const bool sum = n->op().schema.name == "cumsum";
+    const size_t rank = x->meta().sizes.size();
+    if (rank == 0) return CopyInOrder(x, y);
+    const size_t dim = static_cast<size_t>(NormDim(Lit(n, 1).i, rank));
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    const DType yt = y->meta().dtype;
+    if (yt == DType::kBool || !(IsFloatingPoint(yt) || yt == DType::kInt64 || yt == DType::kInt32 || yt == DType::kInt16 ||
+                                yt == DType::kInt8 || yt == DType::kUInt8))
+      return Unsupported(std::string("cumulative op in dtype ") + DTypeName(yt));
+    const std::string acc = IsFloatingPoint(yt) ? AccT(yt) : "int64_t";
+    std::vector<int64_t> outer, xo, yo;
+    for (size_t d = 0; d < rank; ++d)
+      if (d != dim) {
+        outer.push_back(x->meta().sizes[d]);
+        xo.push_back(x->meta().strides[d]);
+        yo.push_back(y->meta().strides[d]);
+      }
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(outer, "o", &v);
+    loops_ << ind << acc << " acc = " << (sum ? "0" : "1") << ";\n"
+           << ind << "for (int64_t i = 0; i < " << x->meta().sizes[dim] << "; ++i) {\n"
+           << ind << "  acc " << (sum ? "+=" : "*=") << " (" << acc << ")" << px << "[" << Lin(v, xo) << " + i * "
+           << x->meta().strides[dim] << "];\n"
+           << ind << "  " << py << "[" << Lin(v, yo) << " + i * " << y->meta().strides[dim] << "] = " << CCast("acc", yt) << ";\n"
+           << ind << "}\n";
     CloseLoops(v.size());
     return Status::Ok();
   }

@@ -99,7 +99,9 @@ KernelKind ClassifyKernel(const Node* n) {
   if (name == "index_select" || name == "embedding") return KernelKind::kIndexSelect;
   if (name == "index_put" || name == "index_put_") return KernelKind::kIndexPut;
   if (name == "index" && ov == "Tensor") return KernelKind::kIndex;
-  if (name == "embedding_bag") return KernelKind::kEmbeddingBag;
+  if (name == "embedding_bag" || name == "_embedding_bag" || name == "_embedding_bag_forward_only") return KernelKind::kEmbeddingBag;
+  if (name == "sort" || name == "topk") return KernelKind::kSort;
+  if (name == "cumsum" || name == "cumprod") return KernelKind::kCumulative;
   if (n->op().scatter_view) return KernelKind::kScatter;
   if (n->op().IsView() || name == "_unsafe_view") return KernelKind::kCopy;
   if (name == "arange") return KernelKind::kArange;
@@ -123,6 +125,8 @@ Status LowerKernel(KernelLowering& b, const Node* n) {
     case KernelKind::kIndexPut: return b.IndexPut(n);
     case KernelKind::kIndex: return b.Index(n);
     case KernelKind::kEmbeddingBag: return b.EmbeddingBag(n);
+    case KernelKind::kSort: return b.Sort(n);
+    case KernelKind::kCumulative: return b.Cumulative(n);
     case KernelKind::kScatter: return b.Scatter(n);
     case KernelKind::kCopy: return b.CopyInOrder(n->input(0), n->output());
     case KernelKind::kArange: return b.Arange(n);
@@ -262,6 +266,38 @@ StatusOr<IndexReductionDims> IndexReduceDims(const Node* n) {
     ++yd;
   }
   return r;
+}
+
+StatusOr<SortArgs> SortArguments(const Node* n) {
+  const Value* x = n->input(0);
+  const std::vector<Arg>& a = n->args();
+  const size_t rank = x->meta().sizes.size();
+  SortArgs s;
+  int64_t dim = -1;
+  if (n->op().schema.name == "topk") {  // (self, k, dim, largest, sorted)
+    s.k = a[1].literal.i;
+    dim = a[2].literal.i;
+    s.descending = a[3].literal.b;
+  } else if (n->op().schema.overload == "stable") {  // (self, stable, dim, descending)
+    dim = a[2].literal.i;
+    s.descending = a[3].literal.b;
+  } else {  // (self, dim, descending)
+    dim = a[1].literal.i;
+    s.descending = a[2].literal.b;
+  }
+  if (rank == 0) return Unsupported("sort of a 0-d tensor");
+  s.dim = static_cast<size_t>(NormDim(dim, rank));
+  const int64_t n_dim = x->meta().sizes[s.dim];
+  if (n->op().schema.name != "topk") s.k = n_dim;
+  if (s.k < 0 || s.k > n_dim) return InvalidArgument("topk's k is out of range");
+  for (size_t d = 0; d < rank; ++d) {
+    if (d == s.dim) continue;
+    s.outer.push_back(x->meta().sizes[d]);
+    s.x_outer.push_back(x->meta().strides[d]);
+    s.v_outer.push_back(n->output(0)->meta().strides[d]);
+    s.i_outer.push_back(n->output(1)->meta().strides[d]);
+  }
+  return s;
 }
 
 std::vector<int64_t> MatmulShape::BatchStrides(const TensorMeta& m) const {

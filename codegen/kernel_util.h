@@ -51,6 +51,8 @@ enum class KernelKind {
   kIndexPut,           // index_put, index_put_
   kIndex,              // index.Tensor (advanced indexing)
   kEmbeddingBag,       // embedding_bag (sum, mean, max over bags)
+  kSort,               // sort, sort.stable, topk (stable merge sort per row)
+  kCumulative,         // cumsum, cumprod
   kScatter,            // the *_scatter ops (a view's inverse)
   kCopy,               // a view op that copied (its result has its own memory)
   kArange,
@@ -84,6 +86,8 @@ class KernelLowering {
   // Lowered by the C backend only so far; another backend says it has none.
   virtual Status Index(const Node* n) { return NoLowering(n); }
   virtual Status EmbeddingBag(const Node* n) { return NoLowering(n); }
+  virtual Status Sort(const Node* n) { return NoLowering(n); }
+  virtual Status Cumulative(const Node* n) { return NoLowering(n); }
 
  protected:
   Status NoLowering(const Node* n) const;
@@ -131,6 +135,16 @@ struct GatherText {
 };
 GatherText AdvancedIndexText(const AdvancedIndex& a, const TensorMeta& x, const std::vector<std::string>& vars,
                              const std::vector<std::string>& idx_ptrs, const std::string& indent);
+
+// sort/topk over one dim: the rows (every other dim) and, per result, the
+// strides of its kept dims.
+struct SortArgs {
+  size_t dim = 0;
+  int64_t k = 0;  // elements kept per row (n for sort)
+  bool descending = false;
+  std::vector<int64_t> outer, x_outer, v_outer, i_outer;
+};
+StatusOr<SortArgs> SortArguments(const Node* n);
 
 // mm/bmm/matmul/addmm/linear (f32): C[batch] = alpha A @ B + beta bias, with
 // vectors as 1-row/1-column matrices, linear's weight viewed as [K, N] and

@@ -1120,6 +1120,36 @@ std::vector<SuiteProgram> Build() {
                 at::einsum("i,j->ij", {v, v}), at::einsum("bhid->", {q}), at::einsum("bhid->dbi", {q})};
       },
       Randn(323, {{2, 3, 4, 5}, {2, 3, 6, 5}, {1, 4, 4}, {2, 4, 3}, {3}}));
+  // ---------------------------------------------------------------------
+  // sort, topk, cumsum, cumprod (C kernels).
+  add("topk_largest_smallest_negative_dim_k_full",
+      [](const Ts& in) -> Ts {
+        auto [a, ai] = in[0].topk(3, -1);
+        auto [b, bi] = in[0].topk(2, 0, /*largest=*/false);
+        auto [c, ci] = in[0].topk(6, 1, true, true);  // k = the whole row
+        return {a, ai, b, bi, c, ci};
+      },
+      Randn(330, {{4, 6}}));
+  add("sort_stable_ties_nan_both_directions",
+      [](const Ts& in) -> Ts {
+        auto [a, ai] = in[0].sort(/*stable=*/true, 1, /*descending=*/false);
+        auto [b, bi] = in[0].sort(/*stable=*/true, -1, /*descending=*/true);
+        auto [c, ci] = in[0].t().sort(0);
+        return {a, ai, b, bi, c, ci};
+      },
+      Seeded(331, [] {
+        // Rows with repeated values (ties keep their order) and a NaN (sorts as the largest).
+        T x = at::randint(0, 4, {3, 7}).to(at::kFloat);
+        x.index_put_({1, 2}, NAN);
+        return Ts{x};
+      }));
+  add("cumsum_dtypes_negative_dim_cumprod",
+      [](const Ts& in) -> Ts {
+        T i = in[1];
+        return {in[0].cumsum(1), in[0].cumsum(-3, at::kDouble), i.cumsum(0), i.cumsum(1, at::kFloat),
+                (in[0] > 0).cumsum(2), in[0].cumprod(-1)};
+      },
+      Seeded(332, [] { return Ts{at::randn({2, 3, 4}), at::randint(-5, 5, {3, 4}, at::kInt)}; }));
   return ps;
 }
 
