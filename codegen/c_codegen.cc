@@ -1099,20 +1099,14 @@ class CEmitter final : public KernelLowering {
   // The pointers of ai's index tensors, then the statements that read them.
   StatusOr<GatherText> GatherFor(const AdvancedIndex& ai, const TensorMeta& x, const std::vector<std::string>& v,
                                  const std::string& ind) {
-    std::vector<std::string> ptrs;
-    for (const Value* t : ai.idx) {
-      if (!t) continue;
-      AOT_ASSIGN_OR_RETURN(std::string p, Ptr(t));
-      ptrs.push_back(p);
-    }
+    AOT_ASSIGN_OR_RETURN(std::vector<std::string> ptrs, IndexTensorPtrs(ai, [this](const Value* t) { return Ptr(t); }));
     return AdvancedIndexText(ai, x, v, ptrs, ind);
   }
 
   // y = x[indices] (index.Tensor): a gather over y's elements.
   Status Index(const Node* n) override {
     const Value *x = n->input(0), *y = n->output();
-    AOT_ASSIGN_OR_RETURN(AdvancedIndex ai, AnalyzeAdvancedIndex(x->meta(), n->args()[1].list));
-    if (ai.result != y->meta().sizes) return Internal("index result shape differs from the traced one");
+    AOT_ASSIGN_OR_RETURN(AdvancedIndex ai, AnalyzeIndexNode(n));
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::vector<std::string> v;

@@ -763,16 +763,10 @@ class CudaEmitter final : public KernelLowering {
   // y = x[indices] (index.Tensor): a gather over y's elements.
   Status Index(const Node* n) override {
     const Value *x = n->input(0), *y = n->output();
-    AOT_ASSIGN_OR_RETURN(AdvancedIndex ai, AnalyzeAdvancedIndex(x->meta(), n->args()[1].list));
-    if (ai.result != y->meta().sizes) return Internal("index result shape differs from the traced one");
+    AOT_ASSIGN_OR_RETURN(AdvancedIndex ai, AnalyzeIndexNode(n));
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    std::vector<std::string> ptrs;
-    for (const Value* t : ai.idx) {
-      if (!t) continue;
-      AOT_ASSIGN_OR_RETURN(std::string p, Ptr(t));
-      ptrs.push_back(p);
-    }
+    AOT_ASSIGN_OR_RETURN(std::vector<std::string> ptrs, IndexTensorPtrs(ai, [this](const Value* t) { return Ptr(t); }));
     Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
       GatherText gt = AdvancedIndexText(ai, x->meta(), v, ptrs, "    ");
       return gt.decls + "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + CCast(px + "[" + gt.offset + "]", y->meta().dtype) + ";\n";

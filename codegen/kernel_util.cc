@@ -177,6 +177,23 @@ StatusOr<AdvancedIndex> AnalyzeAdvancedIndex(const TensorMeta& x, const std::vec
   return a;
 }
 
+StatusOr<AdvancedIndex> AnalyzeIndexNode(const Node* n) {
+  AOT_ASSIGN_OR_RETURN(AdvancedIndex a, AnalyzeAdvancedIndex(n->input(0)->meta(), n->args()[1].list));
+  if (a.result != n->output()->meta().sizes) return Internal("index result shape differs from the traced one");
+  return a;
+}
+
+StatusOr<std::vector<std::string>> IndexTensorPtrs(const AdvancedIndex& a,
+                                                   const std::function<StatusOr<std::string>(const Value*)>& ptr) {
+  std::vector<std::string> ptrs;
+  for (const Value* t : a.idx) {
+    if (!t) continue;
+    AOT_ASSIGN_OR_RETURN(std::string p, ptr(t));
+    ptrs.push_back(p);
+  }
+  return ptrs;
+}
+
 GatherText AdvancedIndexText(const AdvancedIndex& a, const TensorMeta& x, const std::vector<std::string>& vars,
                              const std::vector<std::string>& idx_ptrs, const std::string& indent) {
   GatherText t;

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "ir/graph.h"
@@ -126,6 +128,11 @@ struct AdvancedIndex {
 };
 // Refuses boolean masks: the result's shape would depend on the data.
 StatusOr<AdvancedIndex> AnalyzeAdvancedIndex(const TensorMeta& x, const std::vector<Value*>& indices);
+// index.Tensor's node: the analysis, checked against the traced result shape.
+StatusOr<AdvancedIndex> AnalyzeIndexNode(const Node* n);
+// The backend's pointer names of a's index tensors, in dim order.
+StatusOr<std::vector<std::string>> IndexTensorPtrs(const AdvancedIndex& a,
+                                                   const std::function<StatusOr<std::string>(const Value*)>& ptr);
 // C statements (one per line, each starting with `indent`) that read the
 // index tensors at the result index `vars` into k0, k1, ... (negative
 // indices wrapped), and the element offset into x they select. `ptr(v)`
