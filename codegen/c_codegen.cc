@@ -1054,51 +1054,124 @@ class CEmitter final : public KernelLowering {
     return Status::Ok();
   }
 
-  // out = self with values written (or added) at the indexed positions: one
-  // integer index tensor on one dimension, or a boolean mask over the leading
-  // dimensions with a single value.
+  // out = self with values written (or added) at the indexed positions:
+  // integer index tensors (advanced indexing), or a boolean mask over the
+  // leading dimensions with values broadcast over the masked elements.
   Status IndexPut(const Node* n) {
     const Value *self = n->input(0), *values = n->input(2), *out = n->output();
     const bool acc = n->args()[3].literal.kind == Literal::Kind::kBool && n->args()[3].literal.b;
     if (out->meta().storage != self->meta().storage) AOT_RETURN_IF_ERROR(CopyInOrder(self, out));
     const std::vector<Value*>& idx = n->args()[1].list;
-    int pos = -1;
-    for (size_t k = 0; k < idx.size(); ++k)
-      if (idx[k]) {
-        if (pos >= 0) return Unsupported("index_put with several index tensors");
-        pos = static_cast<int>(k);
-      }
-    if (pos < 0) return Unsupported("index_put without an index tensor");
-    const Value* ix = idx[static_cast<size_t>(pos)];
     AOT_ASSIGN_OR_RETURN(std::string po, Ptr(out));
     AOT_ASSIGN_OR_RETURN(std::string pv, Ptr(values));
-    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(ix));
     const TensorMeta& om = out->meta();
     const std::string op = acc ? " += " : " = ";
-    if (ix->meta().dtype == DType::kBool || ix->meta().dtype == DType::kUInt8) {
-      if (pos != 0 || values->meta().numel() != 1) return Unsupported("boolean-mask index_put needs a single value");
-      const TensorMeta& mm = ix->meta();
+    auto is_mask = [](const Value* t) { return t && (t->meta().dtype == DType::kBool || t->meta().dtype == DType::kUInt8); };
+    if (std::any_of(idx.begin(), idx.end(), is_mask)) {
+      // Values broadcast over the masked elements: one value, or one block of
+      // the dims after the mask's (a value per masked element would need the
+      // number of true elements, known only at run time).
+      const Value* ix = idx[0];
+      const TensorMeta &mm = ix->meta(), &vm = values->meta();
+      const size_t rest = om.sizes.size() - std::min(om.sizes.size(), mm.sizes.size());
+      if (!is_mask(ix) || std::count(idx.begin(), idx.end(), nullptr) + 1 != static_cast<std::ptrdiff_t>(idx.size()) ||
+          vm.sizes.size() > rest + 1 || (vm.sizes.size() == rest + 1 && vm.sizes[0] != 1))
+        return Unsupported("boolean-mask index_put needs values that broadcast over the masked elements");
+      AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(ix));
       std::vector<std::string> v;
       std::string ind = OpenLoops(om.sizes, "i", &v);
       std::vector<std::string> mv(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mm.sizes.size()));
       loops_ << ind << "if (" << pi << "[" << Lin(mv, mm.strides) << "]) " << po << "[" << Lin(v, om.strides) << "]" << op
-             << CCast(pv + "[0]", om.dtype) << ";\n";
+             << CCast(pv + "[" + Lin(v, BroadcastStrides(vm, om.sizes)) + "]", om.dtype) << ";\n";
       CloseLoops(v.size());
       return Status::Ok();
     }
-    if (ix->meta().sizes.size() != 1) return Unsupported("index_put with a multi-dimensional index tensor");
-    // Iterate over out's dims with dim `pos` replaced by the index positions.
-    std::vector<int64_t> space = om.sizes;
-    space[static_cast<size_t>(pos)] = ix->meta().sizes[0];
+    // Integer index tensors (several broadcast together): iterate over the
+    // indexed shape, values broadcast to it.
+    AOT_ASSIGN_OR_RETURN(AdvancedIndex ai, AnalyzeAdvancedIndex(om, idx));
     std::vector<std::string> v;
-    std::string ind = OpenLoops(space, "i", &v);
-    loops_ << ind << "int64_t k = (int64_t)" << pi << "[" << v[static_cast<size_t>(pos)] << " * " << ix->meta().strides[0] << "];\n";
-    loops_ << ind << "if (k < 0) k += " << om.sizes[static_cast<size_t>(pos)] << ";\n";
-    std::vector<std::string> ov = v;
-    ov[static_cast<size_t>(pos)] = "k";
-    loops_ << ind << po << "[" << Lin(ov, om.strides) << "]" << op
-           << CCast(pv + "[" + Lin(v, BroadcastStrides(values->meta(), space)) + "]", om.dtype) << ";\n";
+    std::string ind = OpenLoops(ai.result, "i", &v);
+    AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(ai, om, v, ind));
+    loops_ << gt.decls << ind << po << "[" << gt.offset << "]" << op
+           << CCast(pv + "[" + Lin(v, BroadcastStrides(values->meta(), ai.result)) + "]", om.dtype) << ";\n";
     CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  // The pointers of ai's index tensors, then the statements that read them.
+  StatusOr<GatherText> GatherFor(const AdvancedIndex& ai, const TensorMeta& x, const std::vector<std::string>& v,
+                                 const std::string& ind) {
+    AOT_ASSIGN_OR_RETURN(std::vector<std::string> ptrs, IndexTensorPtrs(ai, [this](const Value* t) { return Ptr(t); }));
+    return AdvancedIndexText(ai, x, v, ptrs, ind);
+  }
+
+  // y = x[indices] (index.Tensor): a gather over y's elements.
+  Status Index(const Node* n) override {
+    const Value *x = n->input(0), *y = n->output();
+    AOT_ASSIGN_OR_RETURN(AdvancedIndex ai, AnalyzeIndexNode(n));
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(ai.result, "i", &v);
+    AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(ai, x->meta(), v, ind));
+    loops_ << gt.decls << ind << py << "[" << Lin(v, y->meta().strides) << "] = "
+           << CCast(px + "[" + gt.offset + "]", y->meta().dtype) << ";\n";
+    CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  // embedding_bag (weight, indices, offsets, scale_grad, mode, sparse,
+  // per_sample_weights, include_last_offset[, padding_idx]): bag b reduces the
+  // rows weight[indices[offsets[b] .. offsets[b + 1])] (sum, mean or max;
+  // padding_idx rows skipped; an empty bag gives zeros). Only the first
+  // result (the bags) may be used.
+  Status EmbeddingBag(const Node* n) override {
+    const Value *w = n->input(0), *idx = n->input(1), *offs = n->input(2), *y = n->output(0);
+    for (size_t k = 1; k < n->outputs().size(); ++k)
+      if (!n->output(static_cast<int>(k))->uses().empty()) return Unsupported("embedding_bag's offset2bag, bag_size or max_indices result is used");
+    const int64_t mode = Lit(n, 4).i;
+    const Value* psw = n->input(6);
+    const bool last_offset = Lit(n, 7).kind == Literal::Kind::kBool && Lit(n, 7).b;
+    const bool has_pad = n->args().size() > 8 && Lit(n, 8).kind == Literal::Kind::kInt && Lit(n, 8).i >= 0;
+    if (idx->meta().sizes.size() != 1 || offs->meta().sizes.size() != 1 || w->meta().sizes.size() != 2)
+      return Unsupported("embedding_bag needs 1-D indices and offsets and a 2-D weight");
+    if (mode < 0 || mode > 2) return InvalidArgument("embedding_bag mode " + std::to_string(mode));
+    const DType dt = y->meta().dtype;
+    AOT_ASSIGN_OR_RETURN(std::string ct, CType(dt));
+    AOT_ASSIGN_OR_RETURN(std::string pw, Ptr(w));
+    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
+    AOT_ASSIGN_OR_RETURN(std::string po, Ptr(offs));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::string pp;
+    if (psw) {
+      AOT_ASSIGN_OR_RETURN(pp, Ptr(psw));
+    }
+    const int64_t noff = offs->meta().sizes[0], nidx = idx->meta().sizes[0], D = w->meta().sizes[1];
+    const int64_t nbags = y->meta().sizes[0];
+    const auto &ws = w->meta().strides, &ys = y->meta().strides;
+    const std::string os = std::to_string(offs->meta().strides[0]), is = std::to_string(idx->meta().strides[0]);
+    const std::string yrow = "b * " + std::to_string(ys[0]), yj = yrow + " + j * " + std::to_string(ys[1]);
+    const std::string wj = "k * " + std::to_string(ws[0]) + " + j * " + std::to_string(ws[1]);
+    loops_ << "  for (int64_t b = 0; b < " << nbags << "; ++b) {\n"
+           << "    const int64_t s = (int64_t)" << po << "[b * " << os << "], e = "
+           << (last_offset ? "(int64_t)" + po + "[(b + 1) * " + os + "]"
+                           : "b + 1 < " + std::to_string(noff) + " ? (int64_t)" + po + "[(b + 1) * " + os + "] : " +
+                                 std::to_string(nidx))
+           << ";\n    int64_t cnt = 0;\n"
+           << "    for (int64_t j = 0; j < " << D << "; ++j) " << py << "[" << yj << "] = " << (mode == 2 ? "-INFINITY" : "0") << ";\n"
+           << "    for (int64_t i = s; i < e; ++i) {\n"
+           << "      const int64_t k = (int64_t)" << pi << "[i * " << is << "];\n";
+    if (has_pad) loops_ << "      if (k == " << Lit(n, 8).i << ") continue;\n";
+    std::string x = pw + "[" + wj + "]";
+    if (psw) x = "(" + ct + ")(" + x + " * " + pp + "[i * " + std::to_string(psw->meta().strides[0]) + "])";
+    loops_ << "      ++cnt;\n      for (int64_t j = 0; j < " << D << "; ++j) {\n"
+           << "        const " << ct << " v = " << x << ";\n";
+    if (mode == 2) loops_ << "        if (v > " << py << "[" << yj << "] || v != v) " << py << "[" << yj << "] = v;\n";
+    else loops_ << "        " << py << "[" << yj << "] += v;\n";
+    loops_ << "      }\n    }\n";
+    if (mode == 1) loops_ << "    if (cnt > 0) for (int64_t j = 0; j < " << D << "; ++j) " << py << "[" << yj << "] /= (" << ct << ")cnt;\n";
+    if (mode == 2) loops_ << "    if (cnt == 0) for (int64_t j = 0; j < " << D << "; ++j) " << py << "[" << yj << "] = 0;\n";
+    loops_ << "  }\n";
     return Status::Ok();
   }
 
@@ -1115,6 +1188,85 @@ class CEmitter final : public KernelLowering {
     std::string ind = OpenLoops(view.sizes, "s", &v);
     loops_ << ind << py << "[" << view.offset - y->meta().offset << " + " << Lin(v, view.strides) << "] = "
            << CCast(ps + "[" + Lin(v, BroadcastStrides(src->meta(), view.sizes)) + "]", y->meta().dtype) << ";\n";
+    CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  // sort/topk: per row, a stable bottom-up merge sort of the positions in
+  // scratch (NaN orders as the largest value, as in eager), then the first k.
+  Status Sort(const Node* n) override {
+    const Value *x = n->input(0), *vals = n->output(0), *idx = n->output(1);
+    AOT_ASSIGN_OR_RETURN(SortArgs sa, SortArguments(n));
+    const int64_t len = x->meta().sizes[sa.dim];
+    AOT_ASSIGN_OR_RETURN(std::string ct, CType(x->meta().dtype));
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string pv, Ptr(vals));
+    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
+    const std::string st = std::to_string(x->meta().strides[sa.dim]), n_s = std::to_string(len);
+    body_ << "  int64_t* const ia = (int64_t*)" << Scratch(4 * std::max<int64_t>(len, 1)) << ";\n"
+          << "  int64_t* const ib = ia + " << len << ";\n";
+    // p strictly before q: greater (descending) or smaller, NaN largest.
+    const std::string before = sa.descending ? "(p > q || (p != p && q == q))" : "(p < q || (p == p && q != q))";
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(sa.outer, "o", &v);
+    loops_ << ind << "const " << ct << "* const xr = " << px << " + " << Lin(v, sa.x_outer) << ";\n"
+           << ind << "int64_t *src = ia, *dst = ib;\n"
+           << ind << "for (int64_t i = 0; i < " << n_s << "; ++i) ia[i] = i;\n"
+           << ind << "for (int64_t w = 1; w < " << n_s << "; w *= 2) {\n"
+           << ind << "  for (int64_t lo = 0; lo < " << n_s << "; lo += 2 * w) {\n"
+           << ind << "    const int64_t m = lo + w < " << n_s << " ? lo + w : " << n_s << ", hi = lo + 2 * w < " << n_s
+           << " ? lo + 2 * w : " << n_s << ";\n"
+           << ind << "    int64_t a = lo, b = m, t = lo;\n"
+           << ind << "    while (a < m && b < hi) {\n"
+           << ind << "      const " << ct << " p = xr[src[b] * " << st << "], q = xr[src[a] * " << st << "];\n"
+           << ind << "      dst[t++] = " << before << " ? src[b++] : src[a++];\n"
+           << ind << "    }\n"
+           << ind << "    while (a < m) dst[t++] = src[a++];\n"
+           << ind << "    while (b < hi) dst[t++] = src[b++];\n"
+           << ind << "  }\n"
+           << ind << "  int64_t* const sw = src; src = dst; dst = sw;\n"
+           << ind << "}\n"
+           << ind << "for (int64_t i = 0; i < " << sa.k << "; ++i) {\n"
+           << ind << "  " << pv << "[" << Lin(v, sa.v_outer) << " + i * " << vals->meta().strides[sa.dim]
+           << "] = " << CCast("xr[src[i] * " + st + "]", vals->meta().dtype) << ";\n"
+           << ind << "  " << pi << "[" << Lin(v, sa.i_outer) << " + i * " << idx->meta().strides[sa.dim]
+           << "] = src[i];\n"
+           << ind << "}\n";
+    CloseLoops(v.size());
+    return Status::Ok();
+  }
+
+  // cumsum/cumprod along one dim, accumulated in double (floats, as eager's
+  // CPU kernel; float with float_accumulation) or int64, each prefix rounded
+  // to the result's dtype.
+  Status Cumulative(const Node* n) override {
+    const Value *x = n->input(0), *y = n->output();
+    const bool sum = n->op().schema.name == "cumsum";
+    const size_t rank = x->meta().sizes.size();
+    if (rank == 0) return CopyInOrder(x, y);
+    const size_t dim = static_cast<size_t>(NormDim(Lit(n, 1).i, rank));
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    const DType yt = y->meta().dtype;
+    if (yt == DType::kBool || !(IsFloatingPoint(yt) || yt == DType::kInt64 || yt == DType::kInt32 || yt == DType::kInt16 ||
+                                yt == DType::kInt8 || yt == DType::kUInt8))
+      return Unsupported(std::string("cumulative op in dtype ") + DTypeName(yt));
+    const std::string acc = IsFloatingPoint(yt) ? AccT(yt) : "int64_t";
+    std::vector<int64_t> outer, xo, yo;
+    for (size_t d = 0; d < rank; ++d)
+      if (d != dim) {
+        outer.push_back(x->meta().sizes[d]);
+        xo.push_back(x->meta().strides[d]);
+        yo.push_back(y->meta().strides[d]);
+      }
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(outer, "o", &v);
+    loops_ << ind << acc << " acc = " << (sum ? "0" : "1") << ";\n"
+           << ind << "for (int64_t i = 0; i < " << x->meta().sizes[dim] << "; ++i) {\n"
+           << ind << "  acc " << (sum ? "+=" : "*=") << " (" << acc << ")" << px << "[" << Lin(v, xo) << " + i * "
+           << x->meta().strides[dim] << "];\n"
+           << ind << "  " << py << "[" << Lin(v, yo) << " + i * " << y->meta().strides[dim] << "] = " << CCast("acc", yt) << ";\n"
+           << ind << "}\n";
     CloseLoops(v.size());
     return Status::Ok();
   }

@@ -760,6 +760,20 @@ class CudaEmitter final : public KernelLowering {
     return Status::Ok();
   }
 
+  // y = x[indices] (index.Tensor): a gather over y's elements.
+  Status Index(const Node* n) override {
+    const Value *x = n->input(0), *y = n->output();
+    AOT_ASSIGN_OR_RETURN(AdvancedIndex ai, AnalyzeIndexNode(n));
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    AOT_ASSIGN_OR_RETURN(std::vector<std::string> ptrs, IndexTensorPtrs(ai, [this](const Value* t) { return Ptr(t); }));
+    Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
+      GatherText gt = AdvancedIndexText(ai, x->meta(), v, ptrs, "    ");
+      return gt.decls + "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + CCast(px + "[" + gt.offset + "]", y->meta().dtype) + ";\n";
+    });
+    return Status::Ok();
+  }
+
   // out = self with values written (or added) at the indexed positions.
   Status IndexPut(const Node* n) {
     const Value *self = n->input(0), *values = n->input(2), *out = n->output();

@@ -63,6 +63,15 @@ std::string StridedOffset(const std::string& var, const std::vector<int64_t>& si
   return out.empty() ? "0" : out;
 }
 
+std::string LinearIndex(const std::vector<std::string>& vars, const std::vector<int64_t>& strides) {
+  std::string e;
+  for (size_t d = 0; d < vars.size() && d < strides.size(); ++d) {
+    if (strides[d] == 0) continue;
+    e += (e.empty() ? "" : " + ") + vars[d] + (strides[d] == 1 ? "" : " * " + std::to_string(strides[d]));
+  }
+  return e.empty() ? "0" : e;
+}
+
 namespace {
 
 int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
@@ -89,6 +98,10 @@ KernelKind ClassifyKernel(const Node* n) {
   if (name == "cat") return KernelKind::kCat;
   if (name == "index_select" || name == "embedding") return KernelKind::kIndexSelect;
   if (name == "index_put" || name == "index_put_") return KernelKind::kIndexPut;
+  if (name == "index" && ov == "Tensor") return KernelKind::kIndex;
+  if (name == "embedding_bag" || name == "_embedding_bag" || name == "_embedding_bag_forward_only") return KernelKind::kEmbeddingBag;
+  if (name == "sort" || name == "topk") return KernelKind::kSort;
+  if (name == "cumsum" || name == "cumprod") return KernelKind::kCumulative;
   if (n->op().scatter_view) return KernelKind::kScatter;
   if (n->op().IsView() || name == "_unsafe_view") return KernelKind::kCopy;
   if (name == "arange") return KernelKind::kArange;
@@ -110,6 +123,10 @@ Status LowerKernel(KernelLowering& b, const Node* n) {
     case KernelKind::kCat: return b.Cat(n);
     case KernelKind::kIndexSelect: return b.IndexSelect(n);
     case KernelKind::kIndexPut: return b.IndexPut(n);
+    case KernelKind::kIndex: return b.Index(n);
+    case KernelKind::kEmbeddingBag: return b.EmbeddingBag(n);
+    case KernelKind::kSort: return b.Sort(n);
+    case KernelKind::kCumulative: return b.Cumulative(n);
     case KernelKind::kScatter: return b.Scatter(n);
     case KernelKind::kCopy: return b.CopyInOrder(n->input(0), n->output());
     case KernelKind::kArange: return b.Arange(n);
@@ -117,6 +134,89 @@ Status LowerKernel(KernelLowering& b, const Node* n) {
     case KernelKind::kUnsupported: break;
   }
   return Unsupported(std::string("no ") + b.BackendName() + " lowering for " + n->op().qualified_name);
+}
+
+Status KernelLowering::NoLowering(const Node* n) const {
+  return Unsupported(std::string("no ") + BackendName() + " lowering for " + n->op().qualified_name);
+}
+
+StatusOr<AdvancedIndex> AnalyzeAdvancedIndex(const TensorMeta& x, const std::vector<Value*>& indices) {
+  const size_t rank = x.sizes.size();
+  if (indices.size() > rank) return InvalidArgument("more indices than dimensions");
+  AdvancedIndex a;
+  a.idx.assign(rank, nullptr);
+  size_t first = rank, last = 0, count = 0;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    const Value* t = indices[d];
+    if (!t) continue;
+    const DType dt = t->meta().dtype;
+    if (dt == DType::kBool || dt == DType::kUInt8)
+      return Unsupported("a boolean-mask index gives a result whose shape depends on the data (its number of true "
+                         "elements); atenaot compiles only shapes known before the run");
+    if (dt != DType::kInt64 && dt != DType::kInt32) return Unsupported("an index tensor of dtype " + std::string(DTypeName(dt)));
+    a.idx[d] = t;
+    first = std::min(first, d);
+    last = d;
+    ++count;
+    // Broadcast the index shapes together (right-aligned).
+    const std::vector<int64_t>& s = t->meta().sizes;
+    if (s.size() > a.bshape.size()) a.bshape.insert(a.bshape.begin(), s.size() - a.bshape.size(), 1);
+    for (size_t k = 0; k < s.size(); ++k) {
+      int64_t& b = a.bshape[a.bshape.size() - s.size() + k];
+      if (b == 1) b = s[k];
+      else if (s[k] != 1 && s[k] != b) return InvalidArgument("index tensors do not broadcast together");
+    }
+  }
+  if (count == 0) return Unsupported("indexing without an index tensor");
+  const bool adjacent = last - first + 1 == count;
+  a.before = adjacent ? first : 0;
+  for (size_t d = 0; d < a.before; ++d) a.result.push_back(x.sizes[d]);
+  a.result.insert(a.result.end(), a.bshape.begin(), a.bshape.end());
+  for (size_t d = adjacent ? last + 1 : 0; d < rank; ++d)
+    if (!a.idx[d]) a.result.push_back(x.sizes[d]);
+  return a;
+}
+
+StatusOr<AdvancedIndex> AnalyzeIndexNode(const Node* n) {
+  AOT_ASSIGN_OR_RETURN(AdvancedIndex a, AnalyzeAdvancedIndex(n->input(0)->meta(), n->args()[1].list));
+  if (a.result != n->output()->meta().sizes) return Internal("index result shape differs from the traced one");
+  return a;
+}
+
+StatusOr<std::vector<std::string>> IndexTensorPtrs(const AdvancedIndex& a,
+                                                   const std::function<StatusOr<std::string>(const Value*)>& ptr) {
+  std::vector<std::string> ptrs;
+  for (const Value* t : a.idx) {
+    if (!t) continue;
+    AOT_ASSIGN_OR_RETURN(std::string p, ptr(t));
+    ptrs.push_back(p);
+  }
+  return ptrs;
+}
+
+GatherText AdvancedIndexText(const AdvancedIndex& a, const TensorMeta& x, const std::vector<std::string>& vars,
+                             const std::vector<std::string>& idx_ptrs, const std::string& indent) {
+  GatherText t;
+  const size_t nb = a.bshape.size();
+  std::vector<std::string> bvars(vars.begin() + static_cast<std::ptrdiff_t>(a.before),
+                                 vars.begin() + static_cast<std::ptrdiff_t>(a.before + nb));
+  size_t j = 0, p = 0;  // j: dims not indexed so far (the first `before` come before the block)
+  for (size_t d = 0; d < x.sizes.size(); ++d) {
+    std::string var;
+    if (a.idx[d]) {
+      var = "k" + std::to_string(d);
+      t.decls += indent + "int64_t " + var + " = (int64_t)" + idx_ptrs[p++] + "[" +
+                 LinearIndex(bvars, BroadcastStrides(a.idx[d]->meta(), a.bshape)) + "];\n";
+      t.decls += indent + "if (" + var + " < 0) " + var + " += " + std::to_string(x.sizes[d]) + ";\n";
+    } else {
+      var = vars[j < a.before ? j : nb + j];
+      ++j;
+    }
+    if (x.strides[d] != 0)
+      t.offset += (t.offset.empty() ? "" : " + ") + var + (x.strides[d] == 1 ? "" : " * " + std::to_string(x.strides[d]));
+  }
+  if (t.offset.empty()) t.offset = "0";
+  return t;
 }
 
 ReductionDims ReduceDims(const Node* n) {
@@ -183,6 +283,38 @@ StatusOr<IndexReductionDims> IndexReduceDims(const Node* n) {
     ++yd;
   }
   return r;
+}
+
+StatusOr<SortArgs> SortArguments(const Node* n) {
+  const Value* x = n->input(0);
+  const std::vector<Arg>& a = n->args();
+  const size_t rank = x->meta().sizes.size();
+  SortArgs s;
+  int64_t dim = -1;
+  if (n->op().schema.name == "topk") {  // (self, k, dim, largest, sorted)
+    s.k = a[1].literal.i;
+    dim = a[2].literal.i;
+    s.descending = a[3].literal.b;
+  } else if (n->op().schema.overload == "stable") {  // (self, stable, dim, descending)
+    dim = a[2].literal.i;
+    s.descending = a[3].literal.b;
+  } else {  // (self, dim, descending)
+    dim = a[1].literal.i;
+    s.descending = a[2].literal.b;
+  }
+  if (rank == 0) return Unsupported("sort of a 0-d tensor");
+  s.dim = static_cast<size_t>(NormDim(dim, rank));
+  const int64_t n_dim = x->meta().sizes[s.dim];
+  if (n->op().schema.name != "topk") s.k = n_dim;
+  if (s.k < 0 || s.k > n_dim) return InvalidArgument("topk's k is out of range");
+  for (size_t d = 0; d < rank; ++d) {
+    if (d == s.dim) continue;
+    s.outer.push_back(x->meta().sizes[d]);
+    s.x_outer.push_back(x->meta().strides[d]);
+    s.v_outer.push_back(n->output(0)->meta().strides[d]);
+    s.i_outer.push_back(n->output(1)->meta().strides[d]);
+  }
+  return s;
 }
 
 std::vector<int64_t> MatmulShape::BatchStrides(const TensorMeta& m) const {

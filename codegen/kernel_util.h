@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "ir/graph.h"
@@ -32,6 +34,9 @@ LoopSpace CoalesceLoops(const std::vector<int64_t>& sizes, const std::vector<std
 // coalesce into one, else a sum of (var / a % b) * stride terms.
 std::string StridedOffset(const std::string& var, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 
+// "i0 * 4 + i1" for per-dimension loop variables and strides ("0" if none).
+std::string LinearIndex(const std::vector<std::string>& vars, const std::vector<int64_t>& strides);
+
 // Which kernel lowers a node that is not elementwise (both backends).
 enum class KernelKind {
   kReduce,             // sum, mean, amax, amin, prod
@@ -46,6 +51,10 @@ enum class KernelKind {
   kCat,
   kIndexSelect,        // index_select, embedding
   kIndexPut,           // index_put, index_put_
+  kIndex,              // index.Tensor (advanced indexing)
+  kEmbeddingBag,       // embedding_bag (sum, mean, max over bags)
+  kSort,               // sort, sort.stable, topk (stable merge sort per row)
+  kCumulative,         // cumsum, cumprod
   kScatter,            // the *_scatter ops (a view's inverse)
   kCopy,               // a view op that copied (its result has its own memory)
   kArange,
@@ -76,6 +85,14 @@ class KernelLowering {
   virtual Status Scatter(const Node* n) = 0;
   virtual Status CopyInOrder(const Value* in, const Value* out) = 0;  // kCopy: a view op that copied
   virtual Status Arange(const Node* n) = 0;
+  // Lowered by the C backend only so far; another backend says it has none.
+  virtual Status Index(const Node* n) { return NoLowering(n); }
+  virtual Status EmbeddingBag(const Node* n) { return NoLowering(n); }
+  virtual Status Sort(const Node* n) { return NoLowering(n); }
+  virtual Status Cumulative(const Node* n) { return NoLowering(n); }
+
+ protected:
+  Status NoLowering(const Node* n) const;
 };
 Status LowerKernel(KernelLowering& backend, const Node* n);
 
@@ -97,6 +114,44 @@ struct IndexReductionDims {
   std::vector<int64_t> outer, x_outer, idx_outer, values_outer;  // sizes, then strides
 };
 StatusOr<IndexReductionDims> IndexReduceDims(const Node* n);
+
+// Advanced indexing (index.Tensor, index_put with integer index tensors):
+// x[i0, :, i2] with the index tensors broadcast together to `bshape`. The
+// result (or index_put's iteration space) is x's dims before the first index,
+// then bshape, then the dims after the last when the indexed dims are
+// adjacent; else bshape first, then every dim not indexed.
+struct AdvancedIndex {
+  std::vector<const Value*> idx;  // per dim of x (nullptr: the whole dim)
+  std::vector<int64_t> bshape;
+  std::vector<int64_t> result;    // sizes of the result
+  size_t before = 0;              // result dims before the bshape block
+};
+// Refuses boolean masks: the result's shape would depend on the data.
+StatusOr<AdvancedIndex> AnalyzeAdvancedIndex(const TensorMeta& x, const std::vector<Value*>& indices);
+// index.Tensor's node: the analysis, checked against the traced result shape.
+StatusOr<AdvancedIndex> AnalyzeIndexNode(const Node* n);
+// The backend's pointer names of a's index tensors, in dim order.
+StatusOr<std::vector<std::string>> IndexTensorPtrs(const AdvancedIndex& a,
+                                                   const std::function<StatusOr<std::string>(const Value*)>& ptr);
+// C statements (one per line, each starting with `indent`) that read the
+// index tensors at the result index `vars` into k0, k1, ... (negative
+// indices wrapped), and the element offset into x they select. `ptr(v)`
+// names each index tensor's pointer.
+struct GatherText {
+  std::string decls, offset;
+};
+GatherText AdvancedIndexText(const AdvancedIndex& a, const TensorMeta& x, const std::vector<std::string>& vars,
+                             const std::vector<std::string>& idx_ptrs, const std::string& indent);
+
+// sort/topk over one dim: the rows (every other dim) and, per result, the
+// strides of its kept dims.
+struct SortArgs {
+  size_t dim = 0;
+  int64_t k = 0;  // elements kept per row (n for sort)
+  bool descending = false;
+  std::vector<int64_t> outer, x_outer, v_outer, i_outer;
+};
+StatusOr<SortArgs> SortArguments(const Node* n);
 
 // mm/bmm/matmul/addmm/linear (f32): C[batch] = alpha A @ B + beta bias, with
 // vectors as 1-row/1-column matrices, linear's weight viewed as [K, N] and

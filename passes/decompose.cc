@@ -6,7 +6,9 @@
 
 #include "passes/decompose_attention.h"
 #include "passes/decompose_builder.h"
+#include "passes/decompose_einsum.h"
 #include "passes/decompose_rnn.h"
+#include "passes/decompose_shape.h"
 
 namespace atenaot {
 namespace {
@@ -104,6 +106,16 @@ const std::map<std::string, Rule>& Table() {
       {"aten::std", [](Builder& b, const Node* n) { return VarStd(b, n, true); }},
       {"aten::std.dim", [](Builder& b, const Node* n) { return VarStd(b, n, true); }},
       {"aten::std.correction", [](Builder& b, const Node* n) { return VarStd(b, n, true); }},
+      {"aten::einsum", DecomposeEinsum},
+      {"aten::pad", DecomposeConstantPad},
+      {"aten::constant_pad_nd", DecomposeConstantPad},
+      {"aten::roll", DecomposeRoll},
+      {"aten::new_zeros", DecomposeNewFactory},
+      {"aten::new_ones", DecomposeNewFactory},
+      {"aten::new_full", DecomposeNewFactory},
+      {"aten::norm.Scalar", DecomposeNorm},
+      {"aten::norm.ScalarOpt_dim", DecomposeNorm},
+      {"aten::linalg_vector_norm", DecomposeNorm},
   };
   return table;
 }

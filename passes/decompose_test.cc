@@ -97,5 +97,90 @@ TEST(Decompose, RefusesTrainingDropoutBetweenRnnLayers) {
   EXPECT_NE(s.ToString().find("eval mode"), std::string::npos) << s.ToString();
 }
 
+// Decomposes `body` (the graph text) and returns the printed result.
+std::string Decomposed(const std::string& text) {
+  auto g = ParseGraph(text, SnapshotOpTable());
+  if (!g.ok()) return "parse: " + g.status().ToString();
+  Status s = Decompose(**g, SnapshotOpTable());
+  if (!s.ok()) return "decompose: " + s.ToString();
+  if (!VerifyGraph(**g).ok()) return "verify: " + VerifyGraph(**g).ToString();
+  return PrintGraph(**g);
+}
+
+TEST(Decompose, PadCropsThenConcatenatesFullBlocks) {
+  // Last dim: 1 before, 2 after; dim 1: crop 1 at the end.
+  std::string text = Decomposed(R"(graph @f(%x: f32[2,3,4]@s0) {
+  %y = aten::constant_pad_nd(%x, [1, 2, 0, -1], 0.5) : f32[2,2,7]@s1
+  return %y
+}
+)");
+  EXPECT_EQ(text.find("constant_pad_nd"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::slice.Tensor(%x, 1, 0, 2, 1) : f32[2,2,4]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::full([2, 2, 1], 0.5, 6,"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::full([2, 2, 2], 0.5, 6,"), std::string::npos) << text;
+  EXPECT_EQ(Count(text, "aten::cat("), 1) << text;
+  EXPECT_EQ(text.find("aten::clone"), std::string::npos) << text;  // the cat owns its memory
+  // Other modes are not decomposed.
+  EXPECT_NE(Decomposed(R"(graph @f(%x: f32[2,3,4]@s0) {
+  %y = aten::pad(%x, [1, 1], "reflect", none) : f32[2,3,6]@s1
+  return %y
+}
+)").find("only constant padding"), std::string::npos);
+}
+
+TEST(Decompose, RollIsSliceAndCatPerDim) {
+  std::string text = Decomposed(R"(graph @f(%x: f32[2,3,4]@s0) {
+  %y = aten::roll(%x, [-1, 5], [-1, 0]) : f32[2,3,4]@s1
+  %z = aten::roll(%x, [0], [1]) : f32[2,3,4]@s2
+  return (%y, %z)
+}
+)");
+  EXPECT_EQ(text.find("aten::roll"), std::string::npos) << text;
+  // shift -1 on the last dim: [1, 4) then [0, 1); shift 5 on a dim of 2 is 1.
+  EXPECT_NE(text.find("aten::slice.Tensor(%x, 2, 1, 4, 1) : f32[2,3,3]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::slice.Tensor(%x, 2, 0, 1, 1) : f32[2,3,1]"), std::string::npos) << text;
+  EXPECT_EQ(Count(text, "aten::cat("), 2) << text;
+  // A roll by 0 still gives the result its own memory.
+  EXPECT_NE(text.find("aten::clone(%x, none) : f32[2,3,4]"), std::string::npos) << text;
+}
+
+TEST(Decompose, NewZerosAndNormsUseSupportedOps) {
+  std::string text = Decomposed(R"(graph @f(%x: f32[2,5]@s0) {
+  %z = aten::new_zeros(%x, [3], none, none, none, none) : f32[3]@s1
+  %n = aten::norm.ScalarOpt_dim(%x, 2, [-1], true) : f32[2,1]@s2
+  %m = aten::norm.ScalarOpt_dim(%x, inf, [1], false) : f32[2]@s3
+  %p = aten::norm.ScalarOpt_dim(%x, 3, [1], false) : f32[2]@s4
+  return (%z, %n, %m, %p)
+}
+)");
+  EXPECT_EQ(text.find("new_zeros"), std::string::npos) << text;
+  EXPECT_EQ(text.find("aten::norm"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::zeros([3], 6, none, device(\"cpu\"), none) : f32[3]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::sqrt("), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::amax("), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::pow.Tensor_Scalar("), std::string::npos) << text;
+  EXPECT_NE(text.find(", 0.3333333333333333)"), std::string::npos) << text;
+}
+
+TEST(Decompose, EinsumBecomesPermutesAndOneBmmPerPair) {
+  std::string text = Decomposed(R"(graph @f(%q: f32[2,3,4,5]@s0, %k: f32[2,3,6,5]@s1) {
+  %y = aten::einsum("bhid,bhjd->bhij", [%q, %k], none) : f32[2,3,4,6]@s2
+  return %y
+}
+)");
+  EXPECT_EQ(text.find("einsum"), std::string::npos) << text;
+  EXPECT_EQ(Count(text, "aten::bmm("), 1) << text;
+  // b, h batch (6), i left (4), d contracted (5), j right (6).
+  EXPECT_NE(text.find(" : f32[6,4,5]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::permute(%k, [0, 1, 3, 2]) : f32[2,3,5,6]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::bmm(") , std::string::npos) << text;
+  EXPECT_NE(text.find(" : f32[6,4,6]"), std::string::npos) << text;
+  EXPECT_NE(Decomposed(R"(graph @f(%x: f32[3,3]@s0) {
+  %y = aten::einsum("ii->i", [%x], none) : f32[3]@s1
+  return %y
+}
+)").find("a label repeated in one operand (a diagonal)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace atenaot

@@ -41,7 +41,7 @@ std::string Dir(const std::string& name) { return ::testing::TempDir() + "/compi
 TEST(KnownUnsupported, OnlyListedOpsAreSkipped) {
   EXPECT_EQ(KnownRefusal("stage failed"), "");
   EXPECT_EQ(KnownRefusal("unsupported: 1 op(s) the C backend cannot compile: [%6 = aten::index_put_: boolean-mask "
-                         "index_put needs a single value]")
+                         "index_put needs values that broadcast over the masked elements]")
                 .rfind("known unsupported op(s):", 0),
             0u);
   EXPECT_EQ(KnownRefusal("unsupported: 2 op(s) the C backend cannot compile: [%6 = aten::index_put_: index_put "

@@ -42,9 +42,7 @@ TRACE_LIMIT_S = 60
 
 # Models known not to compile yet, with the cause (issue 14's item numbers).
 # --check fails when one of these starts passing, so the list stays true.
-EXPECTED = {
-    "embedding_bag": "fails: aten::embedding_bag has no C lowering (item 6)",
-}
+EXPECTED = {}
 
 
 class TraceTimeout(Exception):

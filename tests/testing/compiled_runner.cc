@@ -94,10 +94,7 @@ bool SameBytes(const at::Tensor& a, const at::Tensor& b) {
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>> kKnownUnsupported = {
-    {"aten::index_put_", "boolean-mask index_put needs a single value"},
-    {"aten::index_put_", "index_put with several index tensors"},
-    {"aten::topk", "no C lowering for aten::topk"},
-    {"aten::sort", "no C lowering for aten::sort"},
+    {"aten::index_put_", "boolean-mask index_put needs values that broadcast over the masked elements"},
 };
 
 std::string KnownRefusal(const std::string& error) {

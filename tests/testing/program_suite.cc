@@ -1043,6 +1043,113 @@ std::vector<SuiteProgram> Build() {
                 at::std(in[0], {1}, /*unbiased=*/true, /*keepdim=*/false)};
       },
       Randn(301, {{4, 6}}));
+  // ---------------------------------------------------------------------
+  // Advanced indexing and embedding_bag (issue 14 item 6).
+  auto I64 = [](std::vector<int64_t> v, std::vector<int64_t> shape) {
+    return at::tensor(v).view(shape);
+  };
+  add("index_tensor_one_index_negative_entries",
+      [](const Ts& in) -> Ts { return {at::index(in[0], Idx({c10::nullopt, in[1]})) * 2}; },
+      Seeded(310, [I64] { return Ts{at::randn({4, 5, 6}), I64({0, -1, 3, -5, 2, 2}, {2, 3})}; }));
+  add("index_tensor_broadcast_adjacent_dims",
+      [](const Ts& in) -> Ts { return {at::index(in[0], Idx({c10::nullopt, in[1], in[2]}))}; },
+      Seeded(311, [I64] { return Ts{at::randn({4, 5, 6}), I64({4, 0, -2}, {3, 1}), I64({5, -6}, {2})}; }));
+  add("index_tensor_non_adjacent_dims_first",
+      [](const Ts& in) -> Ts { return {at::index(in[0].transpose(0, 2), Idx({in[1], c10::nullopt, in[2]}))}; },
+      Seeded(312, [I64] { return Ts{at::randn({4, 5, 6}), I64({5, 0, 2}, {3}), I64({3, 1, -1}, {3})}; }));
+  add("index_tensor_index_of_table_then_view",
+      [](const Ts& in) -> Ts { return {at::index(in[0], Idx({in[1].view({-1})})).view({4, 4, 3})}; },
+      Seeded(313, [] { return Ts{at::randn({7, 3}), at::randint(0, 7, {4, 4}, at::kLong)}; }));
+  add("index_put_broadcast_indices_block_values_accumulate",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 1;
+        b.index_put_(Idx({c10::nullopt, in[1], in[2]}), in[3], /*accumulate=*/true);
+        return {b};
+      },
+      Seeded(314, [I64] {
+        return Ts{at::randn({2, 4, 5}), I64({1, -1}, {2, 1}), I64({0, 4, 0}, {3}), at::randn({2, 2, 3})};
+      }));
+  add("embedding_bag_sum_weighted_mean_padded_max",
+      [](const Ts& in) -> Ts {
+        T w = in[0], idx = in[1], off = in[2], psw = in[3];
+        T s = std::get<0>(at::embedding_bag(w, idx, off, false, 0, false, psw, false, c10::nullopt));
+        // Bag 2 is empty; index 3 is padding.
+        T m = std::get<0>(at::embedding_bag(w, idx, off, false, 1, false, c10::nullopt, false, 3));
+        T x = std::get<0>(at::embedding_bag(w, idx, off, false, 2, false, c10::nullopt, false, c10::nullopt));
+        T l = std::get<0>(at::embedding_bag(w, idx, at::cat({off, at::full({1}, 8, at::kLong)}), false, 0, false,
+                                            c10::nullopt, true, c10::nullopt));
+        return {s, m, x, l};
+      },
+      Seeded(315, [I64] {
+        return Ts{at::randn({6, 4}), I64({1, 3, 0, 3, 3, 5, 2, 1}, {8}), I64({0, 3, 5, 5}, {4}), at::randn({8})};
+      }));
+  // ---------------------------------------------------------------------
+  // Decomposed: pad, roll, new_* factories, norms (passes/decompose_shape.h).
+  add("pad_constant_negative_and_value_roll_negative_dims",
+      [](const Ts& in) -> Ts {
+        T a = at::pad(in[0], {1, 2, 0, 3}, "constant", 0.5);
+        T c = at::constant_pad_nd(in[0], {-1, 2, 2, -1, 1, 0});  // crops and pads; no dims given past rank
+        T r = at::roll(in[0], {-2, 7}, {-1, 1});
+        T f = at::roll(in[0], {5});  // no dims: the flattened tensor
+        T z = at::pad(in[0], {0, 0, 0, 0});  // nothing to pad: still a copy
+        z.add_(1);
+        return {a, c, r, f, z, in[0] * 1};
+      },
+      Randn(320, {{2, 3, 4}}));
+  add("new_zeros_ones_full_keep_dtype",
+      [](const Ts& in) -> Ts {
+        T i = in[0].to(at::kLong);
+        return {in[0].new_zeros({2, 3}) + 1, i.new_ones({4}), in[0].new_full({3}, 2.5), i.new_zeros({2}).add_(i.select(0, 0).sum())};
+      },
+      Randn(321, {{3, 2}}));
+  add("norm_p2_p1_inf_p3_all_dims_normalize",
+      [](const Ts& in) -> Ts {
+        const T& x = in[0];
+        return {x.norm(2, {-1}, /*keepdim=*/true), at::norm(x, 1, std::vector<int64_t>{0, 2}), at::norm(x, INFINITY, {1}),
+                at::norm(x, -INFINITY, {1}), at::norm(x, 3, {-1}), x.norm(), at::norm(x, 0, {2}),
+                x / x.norm(2, {1}, true).clamp_min(1e-12)};
+      },
+      Randn(322, {{2, 3, 5}}));
+  add("einsum_attention_broadcast_ellipsis_implicit_three_operands",
+      [](const Ts& in) -> Ts {
+        const T &q = in[0], &k = in[1], &a = in[2], &c = in[3], &v = in[4];
+        return {at::einsum("bhid,bhjd->bhij", {q, k}),         // batched q k^T
+                at::einsum("...ij,...jk->...ik", {a, c}),      // batch 1 broadcast against 2
+                at::einsum("ji,jk", {a.select(0, 0), c.select(0, 1)}),  // implicit output ik
+                at::einsum("ab,bc,cd->da", {a.select(0, 0), c.select(0, 0), c.select(0, 1).t()}),
+                at::einsum("i,j->ij", {v, v}), at::einsum("bhid->", {q}), at::einsum("bhid->dbi", {q})};
+      },
+      Randn(323, {{2, 3, 4, 5}, {2, 3, 6, 5}, {1, 4, 4}, {2, 4, 3}, {3}}));
+  // ---------------------------------------------------------------------
+  // sort, topk, cumsum, cumprod (C kernels).
+  add("topk_largest_smallest_negative_dim_k_full",
+      [](const Ts& in) -> Ts {
+        auto [a, ai] = in[0].topk(3, -1);
+        auto [b, bi] = in[0].topk(2, 0, /*largest=*/false);
+        auto [c, ci] = in[0].topk(6, 1, true, true);  // k = the whole row
+        return {a, ai, b, bi, c, ci};
+      },
+      Randn(330, {{4, 6}}));
+  add("sort_stable_ties_nan_both_directions",
+      [](const Ts& in) -> Ts {
+        auto [a, ai] = in[0].sort(/*stable=*/true, 1, /*descending=*/false);
+        auto [b, bi] = in[0].sort(/*stable=*/true, -1, /*descending=*/true);
+        auto [c, ci] = in[0].t().sort(0);
+        return {a, ai, b, bi, c, ci};
+      },
+      Seeded(331, [] {
+        // Rows with repeated values (ties keep their order) and a NaN (sorts as the largest).
+        T x = at::randint(0, 4, {3, 7}).to(at::kFloat);
+        x.index_put_({1, 2}, NAN);
+        return Ts{x};
+      }));
+  add("cumsum_dtypes_negative_dim_cumprod",
+      [](const Ts& in) -> Ts {
+        T i = in[1];
+        return {in[0].cumsum(1), in[0].cumsum(-3, at::kDouble), i.cumsum(0), i.cumsum(1, at::kFloat),
+                (in[0] > 0).cumsum(2), in[0].cumprod(-1)};
+      },
+      Seeded(332, [] { return Ts{at::randn({2, 3, 4}), at::randint(-5, 5, {3, 4}, at::kInt)}; }));
   return ps;
 }
 
