@@ -8,15 +8,16 @@ namespace atenaot {
 
 namespace {
 
-// Below this many multiply-adds per thread a split costs more than it saves
-// (waking a worker takes tens of microseconds on a loaded machine).
-constexpr int64_t kMinMacsPerPart = int64_t{1} << 19;
+// Multiply-adds per thread at least, per element of thread_grain: 2^19 by
+// default; below that a split costs more than it saves (waking a worker takes
+// tens of microseconds on a loaded machine). Tests use a tiny grain.
+constexpr int64_t kMacsPerGrainElement = 32;
 
 void ChooseSplit(LibraryGemm& lg, const CodegenOptions& o) {
   lg.slot_floats = aot__sgemm_scratch_floats(lg.M, lg.N, lg.K, lg.a_packed ? 1 : 0, lg.b_packed ? 1 : 0);
   int64_t parts = o.threads ? std::max(o.gemm_threads, 1) : 1;
   const int64_t macs = lg.M * lg.N * std::max<int64_t>(lg.K, 1);
-  parts = std::min(parts, std::max<int64_t>(1, macs / kMinMacsPerPart));
+  parts = std::min(parts, std::max<int64_t>(1, macs / (std::max<int64_t>(o.thread_grain, 1) * kMacsPerGrainElement)));
   const int64_t cols = (lg.N + 2 * AOT_GEMM_NR - 1) / (2 * AOT_GEMM_NR), rows = (lg.M + AOT_GEMM_MR - 1) / AOT_GEMM_MR;
   // Columns when they go round (each thread packs only its own B panels),
   // else rows (each packs all of B, as for late conv layers with few pixels).

@@ -21,14 +21,18 @@
 namespace atenaot {
 
 CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
-                          const std::string& extra_cflags, bool float_accumulation) {
+                          const std::string& extra_cflags, bool float_accumulation,
+                          const std::vector<int>& thread_counts) {
   CompiledRun r;
   CodegenOptions copts;
   copts.name = "m";
   copts.float_accumulation = float_accumulation;
   // ATENAOT_TEST_THREADS=N: every kernel that can split does (tiny grain), on N threads.
   const char* threads = std::getenv("ATENAOT_TEST_THREADS");
-  if (threads && *threads) copts.thread_grain = 1;
+  std::vector<int> counts = thread_counts;
+  if (counts.empty() && threads && *threads) counts = {std::atoi(threads)};
+  if (!counts.empty()) copts.thread_grain = 1;
+  if (counts.empty()) counts = {-1};  // -1: leave the option alone
   auto compiled = CompileGraph(g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, inputs); }, copts);
   if (!compiled.ok()) { r.error = compiled.status().ToString(); return r; }
   const GeneratedC* gen = &compiled->c;
@@ -39,11 +43,6 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
   if (!lib.ok()) { r.error = lib.status().ToString(); return r; }
   aot_model* m = nullptr;
   if (aot_model_open(lib->c_str(), &m) != AOT_OK) { r.error = aot_last_error(); return r; }
-  if (threads && *threads && aot_model_set_option(m, "threads", std::atoi(threads)) != AOT_OK) {
-    r.error = aot_last_error();
-    aot_model_free(m);
-    return r;
-  }
   std::vector<aot_tensor> in, out;
   auto describe = [](const at::Tensor& t) {
     aot_tensor d{};
@@ -66,12 +65,25 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
     if (aot_model_input_info(m, i, &info) != AOT_OK) { r.error = aot_last_error(); aot_model_free(m); return r; }
     r.mutated.push_back((info.flags & AOT_INFO_MUTATED) != 0);
   }
-  for (const Value* v : g.outputs()) {
-    at::Tensor t = at::empty(v->meta().sizes, at::TensorOptions().dtype(AtenFromDType(v->meta().dtype)));
-    r.outputs.push_back(t);
-    out.push_back(describe(t));
+  for (int n : counts) {
+    if (n >= 0 && aot_model_set_option(m, "threads", n) != AOT_OK) {
+      r.error = aot_last_error();
+      break;
+    }
+    std::vector<at::Tensor> outs;
+    out.clear();
+    for (const Value* v : g.outputs()) {
+      at::Tensor t = at::empty(v->meta().sizes, at::TensorOptions().dtype(AtenFromDType(v->meta().dtype)));
+      outs.push_back(t);
+      out.push_back(describe(t));
+    }
+    if (aot_model_run(m, in.data(), in.size(), out.data(), out.size(), nullptr, 0) != AOT_OK) {
+      r.error = aot_last_error();
+      break;
+    }
+    if (r.runs.empty()) r.outputs = outs;
+    if (!thread_counts.empty()) r.runs.push_back(outs);
   }
-  if (aot_model_run(m, in.data(), in.size(), out.data(), out.size(), nullptr, 0) != AOT_OK) r.error = aot_last_error();
   aot_model_free(m);
   return r;
 }
