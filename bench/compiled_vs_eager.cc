@@ -11,11 +11,13 @@
 // Weights are embedded as a binary object (NAME_weights.S), so even
 // ResNet-18's 47 MB build in seconds.
 // Run: bazel run -c opt //bench:compiled_vs_eager -- [--out bench/compiled_vs_eager.md] [--model NAME=DIR]...
+//      [--threads N] (LibTorch and the compiled libraries on N threads; default: each one's own default)
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -41,6 +43,8 @@
 
 namespace atenaot {
 namespace {
+
+int g_threads = 0;  // --threads N; 0: LibTorch's and the library's defaults
 
 struct Row {
   std::string name;
@@ -82,6 +86,9 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
   aot_model* mn = nullptr;
   if (aot_model_open(lib.c_str(), &m) != AOT_OK) return Internal(aot_last_error());
   if (aot_model_open(lib_native.c_str(), &mn) != AOT_OK) return Internal(aot_last_error());
+  if (g_threads > 0 && (aot_model_set_option(m, "threads", g_threads) != AOT_OK ||
+                        aot_model_set_option(mn, "threads", g_threads) != AOT_OK))
+    return Internal(aot_last_error());
   std::vector<at::Tensor> outs;
   for (const Value* v : g->outputs()) outs.push_back(at::empty(v->meta().sizes));
   int64_t out_bytes = 0;
@@ -155,8 +162,16 @@ int Main(int argc, char** argv) {
   std::vector<std::pair<std::string, std::string>> models;  // --model NAME=DIR
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--out" || a == "--model") && i + 1 >= argc) { std::cerr << a << " needs a value\n"; return 2; }
+    if ((a == "--out" || a == "--model" || a == "--threads") && i + 1 >= argc) {
+      std::cerr << a << " needs a value\n";
+      return 2;
+    }
     if (a == "--out") out_path = argv[++i];
+    else if (a == "--threads") {
+      g_threads = std::atoi(argv[++i]);
+      if (g_threads < 1 || g_threads > 64) { std::cerr << "--threads takes 1 to 64\n"; return 2; }
+      at::set_num_threads(g_threads);
+    }
     else if (a == "--model") {
       const std::string v = argv[++i];
       const size_t eq = v.find('=');
@@ -198,7 +213,9 @@ int Main(int argc, char** argv) {
         "(run from the repository root; CC=cc -O3).\n";
   md << "Machine: " << at::get_num_threads() << " LibTorch threads; LibTorch 1.13 CPU with OpenBLAS behind libblas.so.3.\n";
   md << "Eager: the captured program op by op through the LibTorch dispatcher, each value freed after its last use. "
-        "Compiled: the generated C library through the C ABI (its default threads: one per CPU). Latency is the median of `runs` "
+        "Compiled: the generated C library through the C ABI (threads: " +
+            (g_threads > 0 ? std::to_string(g_threads) + ", as LibTorch" : std::string("its default, one per CPU")) +
+            "). Latency is the median of `runs` "
         "alternating rounds (eager, compiled, native; 300 per example, 40 for the chain, as many as fit in about 40 s "
         "(15 to 300) for `--model` models); `eager 1T` is eager with one thread, timed after them.\n\n";
   md << "`compiled` is the default build (`atenaot compile` without --cpu: this machine's x86-64 level, " +
