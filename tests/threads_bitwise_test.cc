@@ -13,6 +13,8 @@
 #include "capture/cpp_trace.h"
 #include "capture/load_model.h"
 #include "capture/tensor_convert.h"
+#include "codegen/compile_graph.h"
+#include "interp/annotate.h"
 #include "io/npy.h"
 #include "schema/dispatcher_schemas.h"
 #include "tests/testing/compiled_runner.h"
@@ -82,6 +84,27 @@ TEST(ThreadsBitwise, ConvSplitByRows) {
   EXPECT_TRUE(SplitsGemm(r.source, false)) << "no GEMM was split by rows";
   ExpectRunsBitwiseEqual(r);
   EXPECT_EQ(CompareTensorLists(expected, r.outputs, "output"), "");
+}
+
+// Without threads (`compile --embedded`, or threads off) the source has no
+// thread code, and each GEMM plans one scratch slot.
+TEST(ThreadsBitwise, NoThreadCodeWithoutThreads) {
+  auto x = ReadNpy("examples/cnn/input_0.npy");
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  for (bool embedded : {false, true}) {
+    auto g = LoadModel("examples/cnn/model.pt", {*x}, LiveOpTable());
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    std::vector<at::Tensor> ins = {TensorFromNpy(*x)};
+    CodegenOptions copts;
+    copts.threads = false;
+    copts.float_accumulation = embedded;
+    copts.thread_grain = 1;  // would split everything, were there threads
+    auto c = CompileGraph(**g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, ins); }, copts);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    for (const char* s : {"pthread", "aot__parallel_for", "aot__sgemm_mt"})
+      EXPECT_EQ(c->c.source.find(s), std::string::npos) << s << (embedded ? " (embedded)" : "");
+    if (!embedded) EXPECT_NE(c->c.source.find("aot__sgemm("), std::string::npos);
+  }
 }
 
 }  // namespace
