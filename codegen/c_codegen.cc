@@ -16,6 +16,7 @@
 #include "codegen/cpu_check.h"
 #include "codegen/elementwise.h"
 #include "codegen/epilogue.h"
+#include "codegen/kernel_scratch.h"
 #include "codegen/kernel_util.h"
 #include "codegen/kernels/aot_kernels.h"
 #include "codegen/kernels/kernels_source.h"
@@ -87,7 +88,6 @@ class CEmitter final : public KernelLowering {
     fusion_ = ComputeFusion(g_);
     AOT_RETURN_IF_ERROR(Locate());
     use_kl_ = opts_.kernel_library && !opts_.float_accumulation;
-    scratch_base_ = (plan_.arena_bytes() + 63) / 64 * 64;
     const std::vector<KernelStep> steps = KernelSchedule(g_, fusion_.fused);
     for (size_t i = 0; i < steps.size(); ++i) {
       const KernelStep& k = steps[i];
@@ -174,6 +174,7 @@ class CEmitter final : public KernelLowering {
     }
     for (size_t i = 0; i < plan_.analysis.buffers.size(); ++i) {
       const Buffer& b = plan_.analysis.buffers[i];
+      if (b.scratch_for) scratch_[b.scratch_for] = {plan_.offsets[i], b.bytes};
       for (int64_t st : b.storages) {
         if (b.home == BufferHome::kArena) loc_[st] = {"(arena + " + std::to_string(plan_.offsets[i]) + ")"};
         else if (b.home == BufferHome::kOutput) {
@@ -733,11 +734,22 @@ class CEmitter final : public KernelLowering {
 
   // ---- calls into the kernel library (codegen/kernels) ----
 
-  // A pointer to a region of `floats` floats at the arena's tail, shared by
-  // every kernel (they run one at a time); the arena grows to hold the largest.
-  std::string Scratch(int64_t floats) {
-    scratch_bytes_ = std::max(scratch_bytes_, floats * 4);
-    return "(float*)(arena + " + std::to_string(scratch_base_) + ")";
+  // A float* expression for n's scratch: the buffer the planner placed for
+  // it (PlanForCodegen with KernelScratchBytes), as large as `lg` needs.
+  StatusOr<std::string> Scratch(const Node* n, const LibraryGemm& lg) {
+    auto it = scratch_.find(n);
+    if (it == scratch_.end() || it->second.second < lg.ScratchBytes())
+      return Internal("the memory plan lacks the " + std::to_string(lg.ScratchBytes()) + " B of kernel scratch of " +
+                      NodeText(n) + " (plan with KernelScratchBytes for the same options)");
+    return "(float*)(arena + " + std::to_string(it->second.first) + ")";
+  }
+
+  // aot__sgemm's call with `args` (up to the epilogue), split over threads
+  // when lg says so.
+  static std::string SgemmCall(const LibraryGemm& lg, const std::string& args, const std::string& scratch) {
+    if (lg.parts <= 1) return "aot__sgemm(" + args + ", " + scratch + ")";
+    return "aot__sgemm_mt(" + args + ", " + scratch + ", " + std::to_string(lg.slot_floats) + ", " +
+           std::to_string(lg.parts) + ", " + (lg.split_n ? "1" : "0") + ")";
   }
 
   // "aot__epilogue ep = {...};" for `bias` (strides bm, bn over the output's
@@ -764,14 +776,7 @@ class CEmitter final : public KernelLowering {
   }
 
   // A weight's float32 data when it is a contiguous constant, else nullptr.
-  const WeightData* ConstF32(const Value* v) const {
-    if (!v || v->kind() != ValueKind::kWeight || v->meta().dtype != DType::kFloat32 || v->meta().offset != 0 ||
-        !v->meta().IsContiguous())
-      return nullptr;
-    auto it = g_.weights().find(v->weight_key());
-    return it == g_.weights().end() || it->second.bytes.size() != static_cast<size_t>(v->meta().numel()) * 4 ? nullptr
-                                                                                                             : &it->second;
-  }
+  const WeightData* ConstF32(const Value* v) const { return ConstF32Weight(g_, v); }
 
   static std::vector<uint8_t> Bytes(const std::vector<float>& f) {
     std::vector<uint8_t> b(f.size() * 4);
@@ -784,18 +789,17 @@ class CEmitter final : public KernelLowering {
   // and the in-place epilogue in the store. false: use the generic GEMM.
   StatusOr<bool> MatmulLibrary(const Node* n, const MatmulShape& ms) {
     const Value *a = ms.a, *b = ms.b, *bias = ms.bias, *y = n->output();
-    if (ms.alpha != 1 || (bias && ms.beta != 1) || (bias && (ms.a_vec || ms.b_vec))) return false;
+    const LibraryGemm lg = MatmulGemm(g_, ms, opts_);  // the planner's decision too
+    if (!lg.library) return false;
     const size_t ra = ms.am.sizes.size(), rb = ms.bm.sizes.size(), ry = ms.ym.sizes.size();
     const int64_t M = ms.M, K = ms.K, N = ms.N;
     const int64_t ym = ms.ym.strides[ry - 2], yn = ms.ym.strides[ry - 1];
-    const WeightData* wd = ms.b_transposed && b->meta().sizes.size() == 2 ? ConstF32(b) : nullptr;
+    const WeightData* wd = lg.b_packed ? ConstF32(b) : nullptr;
     if (epilogue_.residual && (epilogue_.residual->meta().strides != y->meta().strides)) epilogue_ = EpilogueMatch();
     AOT_ASSIGN_OR_RETURN(std::string pa, Ptr(a));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::string pb, bdecl;
-    bool b_shared = true;  // the same B for every batch entry (linear's weight)
-    for (int64_t st : ms.BatchStrides(ms.bm)) b_shared = b_shared && st == 0;
-    if (wd && b_shared) {
+    if (wd) {
       std::vector<float> w(static_cast<size_t>(N * K)), packed(static_cast<size_t>(aot__sgemm_packed_b_floats(K, N)));
       std::memcpy(w.data(), wd->bytes.data(), w.size() * 4);
       aot__sgemm_pack_b(K, N, w.data(), 1, K, packed.data());  // B[k, n] = W[n, k]
@@ -814,17 +818,13 @@ class CEmitter final : public KernelLowering {
       std::vector<int64_t> bs = BroadcastStrides(bias->meta(), y->meta().sizes);
       bsm = bs.size() >= 2 ? bs[bs.size() - 2] : 0;
       bsn = bs.empty() ? 0 : bs.back();
-      if (!ms.batch.empty()) {  // a batched bias must not vary over the batch
-        for (size_t d = 0; d + 2 < bs.size(); ++d)
-          if (bs[d] != 0) return false;
-      }
     }
     std::vector<std::string> vb;
     std::string ind = OpenLoops(ms.batch, "b", &vb);
     const std::string ao = Lin(vb, ms.BatchStrides(ms.am)), bo = Lin(vb, ms.BatchStrides(ms.bm)),
                       yo = Lin(vb, ms.BatchStrides(ms.ym));
     AOT_ASSIGN_OR_RETURN(std::string ep, EpilogueDecl(pbias, bsm, bsn, yo, ym, yn));
-    const std::string scratch = Scratch(aot__sgemm_scratch_floats(M, N, K, 0, bdecl.empty() ? 0 : 1));
+    AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(n, lg));
     loops_ << ind << "{\n" << ind << "  const aot__operand A = {" << pa << " + " << ao << ", " << ms.am.strides[ra - 2] << ", "
            << ms.am.strides[ra - 1] << ", 0, 0};\n";
     if (bdecl.empty())
@@ -832,8 +832,11 @@ class CEmitter final : public KernelLowering {
              << ms.bm.strides[rb - 1] << ", 0, 0};\n";
     else loops_ << ind << "  " << bdecl << "\n";
     loops_ << ind << "  const " << ep << "\n";
-    loops_ << ind << "  aot__sgemm(" << M << ", " << N << ", " << K << ", &A, &B, " << py << " + " << yo << ", " << ym << ", "
-           << yn << ", &ep, " << scratch << ");\n" << ind << "}\n";
+    loops_ << ind << "  "
+           << SgemmCall(lg, std::to_string(M) + ", " + std::to_string(N) + ", " + std::to_string(K) + ", &A, &B, " + py +
+                                " + " + yo + ", " + std::to_string(ym) + ", " + std::to_string(yn) + ", &ep",
+                        scratch)
+           << ";\n" << ind << "}\n";
     CloseLoops(vb.size());
     ConsumeEpilogue();
     return true;
@@ -845,13 +848,12 @@ class CEmitter final : public KernelLowering {
   StatusOr<bool> Conv2dLibrary(const Node* n, const Conv2dArgs& ca) {
     const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
     const WeightData* wd = ConstF32(w);
-    if (!wd || x->meta().dtype != DType::kFloat32 || y->meta().dtype != DType::kFloat32 || !x->meta().IsContiguous() ||
-        !y->meta().IsContiguous() || (bias && (bias->meta().dtype != DType::kFloat32 || bias->meta().sizes.size() != 1)))
-      return false;
+    const LibraryGemm lg = Conv2dGemm(g_, n, opts_);  // the planner's decision too
+    if (!lg.library && !lg.depthwise) return false;
     if (epilogue_.residual && epilogue_.residual->meta().strides != y->meta().strides) epilogue_ = EpilogueMatch();
     const auto &xs = x->meta().sizes, &ws = w->meta().sizes, &ys = y->meta().sizes;
     const int64_t G = ca.groups, cin_g = ws[1], cout_g = ws[0] / G, OHW = ys[2] * ys[3], K = cin_g * ws[2] * ws[3];
-    const bool depthwise = cin_g == 1 && cout_g == 1;
+    const bool depthwise = lg.depthwise;
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::string pb;  // the bias, then (GEMM) its group's part
@@ -892,14 +894,18 @@ class CEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::string ep,
                          EpilogueDecl(pb, bias ? bias->meta().strides[0] : 0, 0,
                                       "nb * " + std::to_string(yn) + " + g * " + std::to_string(cout_g * OHW), OHW, 1));
-    const std::string scratch = Scratch(aot__sgemm_scratch_floats(cout_g, OHW, K, 1, 0));
+    AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(n, lg));
     loops_ << "  for (int64_t nb = 0; nb < " << xs[0] << "; ++nb)\n  for (int64_t g = 0; g < " << G << "; ++g) {\n";
     loops_ << "    const aot__operand A = {(const float*)" << sym << " + g * " << per_group << ", 0, 0, 1, 0};\n";
     loops_ << "    const aot__operand B = {" << px << " + nb * " << xn << " + g * " << cin_g << " * " << plane << ", "
            << (pointwise ? plane + ", 1, 0, 0" : "0, 0, 0, &geom") << "};\n";
     loops_ << "    const " << ep << "\n";
-    loops_ << "    aot__sgemm(" << cout_g << ", " << OHW << ", " << K << ", &A, &B, " << py << " + nb * " << yn << " + g * "
-           << cout_g * OHW << ", " << OHW << ", 1, &ep, " << scratch << ");\n  }\n";
+    loops_ << "    "
+           << SgemmCall(lg, std::to_string(cout_g) + ", " + std::to_string(OHW) + ", " + std::to_string(K) + ", &A, &B, " +
+                                py + " + nb * " + std::to_string(yn) + " + g * " + std::to_string(cout_g * OHW) + ", " +
+                                std::to_string(OHW) + ", 1, &ep",
+                        scratch)
+           << ";\n  }\n";
     if (pointwise) body_ << "  (void)geom;\n";
     ConsumeEpilogue();
     return true;
@@ -1307,8 +1313,8 @@ class CEmitter final : public KernelLowering {
   }
 
   // ---- the files ----
-  // The plan's buffers, then the kernels' shared scratch.
-  int64_t ArenaTotal() const { return scratch_bytes_ ? scratch_base_ + scratch_bytes_ : plan_.arena_bytes(); }
+  // The plan's buffers, the kernels' scratch among them.
+  int64_t ArenaTotal() const { return plan_.arena_bytes(); }
 
   StatusOr<GeneratedC> Assemble() {
     const std::string& N = opts_.name;
@@ -1360,6 +1366,7 @@ class CEmitter final : public KernelLowering {
     c << kCSupportValidation << kCSupportMath << kCpuCheckSource << "\n";
     if (opts_.threads) c << kCThreadsSource << "\n";
     if (kl_used_) c << "/* ---- the kernel library (codegen/kernels) ---- */\n#define AOT_KAPI AOT_UNUSED static\n" << kKernelsSource << "\n";
+    if (kl_used_ && opts_.threads) c << kCGemmThreadsSource << "\n";
     c << weights_.str() << "\n" << kernels_.str();
     c << "static void aot__compute(void* const* in, void* const* out, uint8_t* arena, const uint8_t* wts) {\n"
       << calls_.str() << "  (void)in; (void)out; (void)arena; (void)wts;\n}\n\n";
@@ -1462,8 +1469,7 @@ class CEmitter final : public KernelLowering {
   // (single-precision embedded targets keep the small generic kernels).
   bool use_kl_ = false;
   bool kl_used_ = false;
-  int64_t scratch_base_ = 0;   // the scratch region's arena offset (after the plan's buffers)
-  int64_t scratch_bytes_ = 0;  // the largest scratch any kernel needs
+  std::unordered_map<const Node*, std::pair<int64_t, int64_t>> scratch_;  // node -> its planned scratch (offset, bytes)
   EpilogueMatch epilogue_;     // in-place updates the current kernel may run in its store
   std::vector<const Node*> epilogue_group_;  // the elementwise run they come from
   bool epilogue_consumed_ = false;

@@ -28,7 +28,7 @@ struct CodegenOptions {
   // (Cortex-M4F) needs no soft-double routines. `compile --embedded` sets it.
   bool float_accumulation = false;
   // GEMM, convolution and their fused epilogues through the kernel library
-  // (codegen/kernels: packed weights, scratch at the arena's tail). Ignored
+  // (codegen/kernels: packed weights, scratch planned per kernel). Ignored
   // with float_accumulation, whose targets keep the small generic kernels.
   bool kernel_library = true;
   // Split large kernels (elementwise ranges, reductions and softmax over
@@ -37,6 +37,9 @@ struct CodegenOptions {
   // thread code at all.
   bool threads = true;
   int64_t thread_grain = 16384;   // elements of work per thread at least (tests use tiny ones to split everything)
+  // The most threads one GEMM or convolution splits over (with threads):
+  // each needs its own packing scratch, so the plan holds this many slots.
+  int gemm_threads = 4;
   std::string source_note;        // e.g. the model path, for the file banner
 };
 

@@ -13,6 +13,10 @@ namespace atenaot {
 // <pthread.h>, <unistd.h> (_POSIX_C_SOURCE) and the validation helpers.
 extern const char kCThreadsSource[];
 
+// C source: aot__sgemm_mt, the kernel library's GEMM split over the pool
+// (after kCThreadsSource and the kernel library's source).
+extern const char kCGemmThreadsSource[];
+
 // The most threads one library runs (NAME_MAX_THREADS).
 constexpr int kMaxThreads = 64;
 

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "codegen/fold_batch_norm.h"
+#include "codegen/kernel_scratch.h"
 #include "passes/decompose.h"
 
 namespace atenaot {
@@ -25,7 +26,7 @@ auto Timed(const PipelineOptions& popts, const char* what, F&& body) {
 
 StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                     const std::string& algorithm, const PipelineOptions& popts, int64_t alignment,
-                                    bool schedule) {
+                                    bool schedule, const CodegenOptions& kernels) {
   AOT_RETURN_IF_ERROR(RunPipeline(g, Stage::kReinplaced, ops, popts));  // its own per-pass lines
   AOT_RETURN_IF_ERROR(Timed(popts, "decompose", [&] { return Decompose(g, ops); }));
   AOT_RETURN_IF_ERROR(Timed(popts, "annotate", [&] { return annotate(g); }));  // the sample run
@@ -38,21 +39,22 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
     return 0;
   };
   Timed(popts, "fusion", fuse);
+  const NodeBytes scratch = KernelScratchBytes(g, kernels);  // the nodes stay the same when reordered
   int64_t before = -1;
   std::vector<int64_t> before_live;
   ScheduleStats stats;
   if (schedule) {
     Timed(popts, "schedule", [&] {
-      const BufferAnalysis traced = AnalyzeBuffers(g, alignment, &fused, &reuse);
+      const BufferAnalysis traced = AnalyzeBuffers(g, alignment, &fused, &reuse, &scratch);
       before = LiveBytesLowerBound(ArenaRequests(traced));
       before_live = LiveBytesCurve(traced);
       const std::vector<Node*> traced_order = g.NodesSnapshot();
-      stats = ScheduleForMemory(g, alignment, &fused, &reuse);
+      stats = ScheduleForMemory(g, alignment, &fused, &reuse, {}, &scratch);
       if (stats.changed) {
         // Fusion is decided again for the new order; keep the traced order if
         // that undoes the gain (the schedule's model assumed the old fusion).
         fuse();
-        if (LiveBytesLowerBound(ArenaRequests(AnalyzeBuffers(g, alignment, &fused, &reuse))) >= before) {
+        if (LiveBytesLowerBound(ArenaRequests(AnalyzeBuffers(g, alignment, &fused, &reuse, &scratch))) >= before) {
           ApplyNodeOrder(g, traced_order);
           fuse();
           stats.changed = false;
@@ -63,7 +65,7 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
   }
   // "time: plan" is the placement alone (buffer analysis, LOAD, placement, overlap check).
   AOT_ASSIGN_OR_RETURN(MemoryPlan plan,
-                       Timed(popts, "plan", [&] { return PlanMemory(g, algorithm, alignment, &fused, &reuse); }));
+                       Timed(popts, "plan", [&] { return PlanMemory(g, algorithm, alignment, &fused, &reuse, &scratch); }));
   if (schedule) {
     plan.unscheduled_lower_bound_bytes = before;
     plan.unscheduled_live = std::move(before_live);
@@ -76,7 +78,7 @@ StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::fu
                                      const CodegenOptions& copts, const std::string& algorithm,
                                      const PipelineOptions& popts, bool schedule) {
   CompiledGraph out;
-  AOT_ASSIGN_OR_RETURN(out.plan, PlanForCodegen(g, ops, annotate, algorithm, popts, 64, schedule));
+  AOT_ASSIGN_OR_RETURN(out.plan, PlanForCodegen(g, ops, annotate, algorithm, popts, 64, schedule, copts));
   AOT_ASSIGN_OR_RETURN(out.c, GenerateC(g, out.plan, copts));
   return out;
 }
@@ -85,7 +87,9 @@ StatusOr<CompiledGraphCuda> CompileGraphCuda(Graph& g, const OpTable& ops, const
                                              const CudaCodegenOptions& copts, const std::string& algorithm,
                                              const PipelineOptions& popts, bool schedule) {
   CompiledGraphCuda out;
-  AOT_ASSIGN_OR_RETURN(out.plan, PlanForCodegen(g, ops, annotate, algorithm, popts, 64, schedule));
+  CodegenOptions no_scratch;  // cuBLAS and the fused CUDA kernels need no planned scratch
+  no_scratch.kernel_library = false;
+  AOT_ASSIGN_OR_RETURN(out.plan, PlanForCodegen(g, ops, annotate, algorithm, popts, 64, schedule, no_scratch));
   AOT_ASSIGN_OR_RETURN(out.cuda, GenerateCuda(g, out.plan, copts));
   return out;
 }

@@ -23,10 +23,13 @@ struct CompiledGraph {
 
 // Everything up to and including the memory plan (what `atenaot plan`
 // reports): works for graphs with ops the C backend cannot compile too.
-// `schedule` reorders the ops to lower LOAD first (plan/schedule.h).
+// `schedule` reorders the ops to lower LOAD first (plan/schedule.h). The
+// kernel scratch planned is what the C backend with `kernels` needs
+// (KernelScratchBytes; none with kernel_library off, as for CUDA).
 StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                     const std::string& algorithm = "best", const PipelineOptions& popts = {},
-                                    int64_t alignment = 64, bool schedule = true);
+                                    int64_t alignment = 64, bool schedule = true,
+                                    const CodegenOptions& kernels = CodegenOptions());
 
 StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                      const CodegenOptions& copts, const std::string& algorithm = "best",

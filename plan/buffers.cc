@@ -30,7 +30,7 @@ int64_t ExtentBytes(const TensorMeta& m) {
 }
 
 BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment, const std::unordered_set<const Value*>* virtual_values,
-                              const ReusePairs* reuse) {
+                              const ReusePairs* reuse, const NodeBytes* scratch) {
   BufferAnalysis out;
   out.alignment = alignment;
   std::unordered_map<int64_t, int> index;  // storage id -> buffer
@@ -70,10 +70,21 @@ BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment, const std::unor
   for (const Node* n : order) {
     for (const Value* in : n->InputValues()) touch(in, t, false);
     for (const Value* o : n->outputs()) touch(o, t, true);
+    auto sc = scratch ? scratch->find(n) : NodeBytes::const_iterator();
+    if (scratch && sc != scratch->end() && sc->second > 0) {
+      Buffer b;
+      b.storage = -1;  // in no storage class, so reuse and outputs never touch it
+      b.bytes = sc->second;
+      b.first = b.last = t;
+      b.name = "scratch of " + (n->outputs().empty() ? std::string("?") : "%" + n->output(0)->name());
+      b.scratch_for = n;
+      out.buffers.push_back(b);
+    }
     ++t;
   }
   out.num_ops = t;
-  for (Buffer& b : out.buffers) b.storages = {b.storage};
+  for (Buffer& b : out.buffers)
+    if (!b.scratch_for) b.storages = {b.storage};
   // Outputs are read by the caller after the last op.
   for (const Value* v : g.outputs()) {
     auto it = index.find(v->meta().storage);

@@ -12,11 +12,14 @@
 //    caller's output memory: no copy when a view or in-place chain ends in
 //    an output;
 //  - every other class is an arena buffer (an output that is only a partial
-//    or strided view of its buffer stays in the arena and is copied out).
+//    or strided view of its buffer stays in the arena and is copied out);
+//  - a kernel's scratch (e.g. the packed panels of a GEMM or convolution) is
+//    an arena buffer of its own, live only while that node runs.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -37,7 +40,12 @@ struct Buffer {
   int output_index = -1;     // kOutput: which flat output
   std::string name;          // the defining value, for reports
   std::vector<const Value*> values;
+  const Node* scratch_for = nullptr;  // set for a kernel's scratch (no storage, no values)
 };
+
+// Per node: bytes of scratch its kernel needs while it runs (the C backend's
+// KernelScratchBytes decides them; the planner only places them).
+using NodeBytes = std::unordered_map<const Node*, int64_t>;
 
 struct BufferAnalysis {
   std::vector<Buffer> buffers;  // every storage class defined by a node
@@ -58,9 +66,10 @@ int64_t ExtentBytes(const TensorMeta& m);
 // `reuse` lists (output, input) pairs of nodes whose kernel may write its
 // output over its input (same layout, element i read before it is written):
 // when the input's buffer dies at that node, the output takes it over.
+// `scratch` adds one arena buffer per listed node, live at that node alone.
 using ReusePairs = std::vector<std::pair<const Value*, const Value*>>;
 BufferAnalysis AnalyzeBuffers(const Graph& g, int64_t alignment = 64,
                               const std::unordered_set<const Value*>* virtual_values = nullptr,
-                              const ReusePairs* reuse = nullptr);
+                              const ReusePairs* reuse = nullptr, const NodeBytes* scratch = nullptr);
 
 }  // namespace atenaot

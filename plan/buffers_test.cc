@@ -187,5 +187,48 @@ TEST(Buffers, ReadingAFusedValueReadsWhatItsProducerReads) {
   EXPECT_EQ(p->arena_bytes(), 256 + 1024);  // %t and %z overlap in time now
 }
 
+// A kernel's scratch is an arena buffer live at its node alone: it shares
+// bytes with an activation that died before, and LOAD counts it.
+TEST(Buffers, KernelScratchLivesOnlyDuringItsNode) {
+  auto g = ParseGraph(R"(graph @f(%x: f32[256]@s0) {
+  %a = aten::mul.Scalar(%x, 2) : f32[256]@s1
+  %b = aten::mul.Scalar(%a, 3) : f32[256]@s2
+  %c = aten::mul.Scalar(%b, 4) : f32[256]@s3
+  %d = aten::mul.Scalar(%c, 5) : f32[256]@s4
+  return %d
+}
+)", SnapshotOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const Node* nd = (*g)->FindValue("d")->producer();
+  const NodeBytes scratch = {{nd, 1000}};
+  BufferAnalysis a = AnalyzeBuffers(**g, 64, nullptr, nullptr, &scratch);
+  const Buffer* sc = nullptr;
+  for (const Buffer& b : a.buffers)
+    if (b.scratch_for) sc = &b;
+  ASSERT_NE(sc, nullptr);
+  EXPECT_EQ(sc->scratch_for, nd);
+  EXPECT_EQ(sc->bytes, 1024);  // aligned
+  EXPECT_EQ(sc->first, 3);
+  EXPECT_EQ(sc->last, 3);
+  EXPECT_TRUE(sc->storages.empty());
+  EXPECT_EQ(sc->home, BufferHome::kArena);
+  auto without = PlanMemory(**g, "best", 64);
+  auto with = PlanMemory(**g, "best", 64, nullptr, nullptr, &scratch);
+  ASSERT_TRUE(without.ok() && with.ok());
+  EXPECT_EQ(without->lower_bound_bytes, 2048);  // two 1 KiB activations at a time
+  // At op 3 only %c and the scratch live (%d is the caller's output): the
+  // scratch takes dead %b's bytes and the arena does not grow.
+  EXPECT_EQ(with->lower_bound_bytes, 2048);
+  EXPECT_EQ(with->arena_bytes(), 2048);
+  const NodeBytes big = {{nd, 2000}};  // more than %b left: LOAD grows by the difference
+  auto bigger = PlanMemory(**g, "best", 64, nullptr, nullptr, &big);
+  ASSERT_TRUE(bigger.ok());
+  EXPECT_EQ(bigger->lower_bound_bytes, 1024 + 2048);
+  EXPECT_EQ(bigger->arena_bytes(), 1024 + 2048);
+  EXPECT_EQ(with->naive_bytes, 4 * 1024);       // %a, %b, %c and the scratch (%d is the output)
+  EXPECT_NE(PlanTable(*with, {}).find("scratch of %d"), std::string::npos);
+  EXPECT_NE(PlanJson(*with, {}).find("\"scratch\": true"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace atenaot

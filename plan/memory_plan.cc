@@ -25,12 +25,13 @@ std::vector<int64_t> LiveBytesCurve(const BufferAnalysis& a) {
 }
 
 StatusOr<MemoryPlan> PlanMemory(const Graph& g, const std::string& algorithm, int64_t alignment,
-                                const std::unordered_set<const Value*>* virtual_values, const ReusePairs* reuse) {
+                                const std::unordered_set<const Value*>* virtual_values, const ReusePairs* reuse,
+                                const NodeBytes* scratch) {
   if (alignment <= 0 || alignment > kMaxAlignment || (alignment & (alignment - 1)) != 0)
     return InvalidArgument("alignment must be a power of two from 1 to " + std::to_string(kMaxAlignment) + ", got " +
                            std::to_string(alignment));
   MemoryPlan p;
-  p.analysis = AnalyzeBuffers(g, alignment, virtual_values, reuse);
+  p.analysis = AnalyzeBuffers(g, alignment, virtual_values, reuse, scratch);
   std::vector<BufferRequest> req = ArenaRequests(p.analysis);
   // Every later sum (LOAD, offset + size, arena) is at most twice the naive
   // total, so bounding that total here keeps all of them from overflowing.
@@ -93,7 +94,7 @@ std::string PlanTable(const MemoryPlan& p, const PlanTotals& t) {
     const Buffer& b = p.analysis.buffers[i];
     std::string range = std::to_string(b.first) + ".." + std::to_string(b.last);
     std::string off = p.offsets[i] >= 0 ? std::to_string(p.offsets[i]) : "-";
-    std::string name = "%" + b.name;
+    std::string name = b.scratch_for ? b.name : "%" + b.name;
     if (name.size() > 24) name = name.substr(0, 21) + "...";
     std::snprintf(line, sizeof(line), "%-24s %-7s %12lld %11s %12s\n", name.c_str(), BufferHomeName(b.home),
                   static_cast<long long>(b.bytes), range.c_str(), off.c_str());
@@ -103,13 +104,31 @@ std::string PlanTable(const MemoryPlan& p, const PlanTotals& t) {
   os << "arena:        " << p.arena_bytes() << " B\n";
   os << "lower bound:  " << p.lower_bound_bytes << " B (LOAD; arena/LOAD = " << Ratio(p.arena_bytes(), p.lower_bound_bytes)
      << (p.arena_bytes() == p.lower_bound_bytes ? ", optimal" : "") << ")\n";
+  int64_t scratch = 0, scratch_n = 0;
+  for (const Buffer& b : p.analysis.buffers)
+    if (b.scratch_for) {
+      scratch = std::max(scratch, b.bytes);
+      ++scratch_n;
+    }
+  if (scratch_n > 0)
+    os << "scratch:      " << scratch_n << " kernel scratch buffer(s), the largest " << scratch
+       << " B (in the arena and in LOAD, each live only while its kernel runs)\n";
   os << "naive:        " << p.naive_bytes << " B (no reuse; naive/arena = " << Ratio(p.naive_bytes, p.arena_bytes()) << ")\n";
   if (t.eager_peak_bytes >= 0)
     os << "eager peak:   " << t.eager_peak_bytes << " B (LibTorch; eager/arena = "
        << Ratio(t.eager_peak_bytes, p.arena_bytes()) << ")\n";
-  if (t.lower_bound_before_reinplace_bytes >= 0)
+  if (t.lower_bound_before_reinplace_bytes >= 0) {
+    // The functional graph is measured without kernel scratch: compare activations with activations.
+    std::vector<BufferRequest> acts;
+    for (int i : p.analysis.arena) {
+      const Buffer& b = p.analysis.buffers[static_cast<size_t>(i)];
+      if (!b.scratch_for) acts.push_back({b.bytes, b.first, b.last});
+    }
+    const int64_t act_load = LiveBytesLowerBound(acts);
     os << "LOAD before reinplace: " << t.lower_bound_before_reinplace_bytes << " B (the functional graph; reinplacing, "
-       << "fusion and kernel buffer reuse save " << t.lower_bound_before_reinplace_bytes - p.lower_bound_bytes << " B)\n";
+       << "fusion and kernel buffer reuse save " << t.lower_bound_before_reinplace_bytes - act_load << " B"
+       << (scratch_n > 0 ? " of activations, LOAD without scratch " + std::to_string(act_load) + " B" : "") << ")\n";
+  }
   if (p.unscheduled_lower_bound_bytes >= 0) {
     char ms[32];
     std::snprintf(ms, sizeof(ms), "%.1f", p.schedule.ms);
@@ -142,7 +161,7 @@ std::string PlanJson(const MemoryPlan& p, const PlanTotals& t) {
     const Buffer& b = p.analysis.buffers[i];
     os << "    {\"name\": " << JsonString(b.name) << ", \"home\": \"" << BufferHomeName(b.home) << "\", \"bytes\": " << b.bytes
        << ", \"first\": " << b.first << ", \"last\": " << b.last << ", \"offset\": "
-       << (p.offsets[i] >= 0 ? std::to_string(p.offsets[i]) : "null") << "}"
+       << (p.offsets[i] >= 0 ? std::to_string(p.offsets[i]) : "null") << (b.scratch_for ? ", \"scratch\": true" : "") << "}"
        << (i + 1 < p.analysis.buffers.size() ? "," : "") << "\n";
   }
   os << "  ]\n}\n";

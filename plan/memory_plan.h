@@ -36,9 +36,10 @@ std::vector<int64_t> LiveBytesCurve(const BufferAnalysis& a);
 constexpr int64_t kMaxAlignment = 4096;
 constexpr int64_t kMaxPlannedBytes = int64_t{1} << 60;
 
+// `scratch`: kernel scratch per node (AnalyzeBuffers), planned with the rest.
 StatusOr<MemoryPlan> PlanMemory(const Graph& g, const std::string& algorithm = "best", int64_t alignment = 64,
                                 const std::unordered_set<const Value*>* virtual_values = nullptr,
-                                const ReusePairs* reuse = nullptr);
+                                const ReusePairs* reuse = nullptr, const NodeBytes* scratch = nullptr);
 
 // Numbers measured outside the plan, for reports.
 struct PlanTotals {

@@ -214,7 +214,7 @@ ScheduleResult SolveSchedule(const ScheduleProblem& p, const ScheduleOptions& o)
 
 ScheduleProblem BuildScheduleProblem(const Graph& g, int64_t alignment,
                                      const std::unordered_set<const Value*>* virtual_values,
-                                     const ReusePairs* reuse) {
+                                     const ReusePairs* reuse, const NodeBytes* scratch) {
   ScheduleProblem p;
   std::vector<const Node*> nodes;
   std::unordered_map<const Node*, int> index;
@@ -273,6 +273,18 @@ ScheduleProblem BuildScheduleProblem(const Graph& g, int64_t alignment,
         written.push_back(st);
       }
       touched.push_back(st);
+    }
+    if (scratch) {  // a storage of its own that only this node touches
+      auto sc = scratch->find(node);
+      if (sc != scratch->end() && sc->second > 0) {
+        const int st = static_cast<int>(p.touchers.size());
+        p.touchers.emplace_back();
+        extent.push_back(sc->second);
+        created.push_back(true);
+        p.creates[u].push_back(st);
+        written.push_back(st);
+        touched.push_back(st);
+      }
     }
     const OpInfo& op = node->op();
     if (op.kind == OpKind::kOther || op.kind == OpKind::kOtherMutable) {
@@ -349,10 +361,10 @@ void ApplyNodeOrder(Graph& g, const std::vector<Node*>& order) {
 }
 
 ScheduleStats ScheduleForMemory(Graph& g, int64_t alignment, const std::unordered_set<const Value*>* virtual_values,
-                                const ReusePairs* reuse, const ScheduleOptions& o) {
+                                const ReusePairs* reuse, const ScheduleOptions& o, const NodeBytes* scratch) {
   const auto t0 = std::chrono::steady_clock::now();
   ScheduleStats st;
-  const ScheduleProblem p = BuildScheduleProblem(g, alignment, virtual_values, reuse);
+  const ScheduleProblem p = BuildScheduleProblem(g, alignment, virtual_values, reuse, scratch);
   const ScheduleResult r = SolveSchedule(p, o);
   st.exact = r.exact;
   st.states = r.states;

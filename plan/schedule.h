@@ -60,10 +60,11 @@ int64_t SchedulePeak(const ScheduleProblem& p, const std::vector<int>& order);
 ScheduleResult SolveSchedule(const ScheduleProblem& p, const ScheduleOptions& o = {});
 
 // Storages, sizes and homes as AnalyzeBuffers sees them (same alignment,
-// fused values and reuse pairs).
+// fused values, reuse pairs and kernel scratch: a storage that its node
+// creates and frees).
 ScheduleProblem BuildScheduleProblem(const Graph& g, int64_t alignment,
                                      const std::unordered_set<const Value*>* virtual_values,
-                                     const ReusePairs* reuse);
+                                     const ReusePairs* reuse, const NodeBytes* scratch = nullptr);
 
 struct ScheduleStats {
   bool changed = false;
@@ -79,6 +80,7 @@ void ApplyNodeOrder(Graph& g, const std::vector<Node*>& order);
 // Reorders g's nodes into SolveSchedule's order (a no-op when the traced
 // order is as good).
 ScheduleStats ScheduleForMemory(Graph& g, int64_t alignment, const std::unordered_set<const Value*>* virtual_values,
-                                const ReusePairs* reuse, const ScheduleOptions& o = {});
+                                const ReusePairs* reuse, const ScheduleOptions& o = {},
+                                const NodeBytes* scratch = nullptr);
 
 }  // namespace atenaot

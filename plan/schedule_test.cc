@@ -149,15 +149,18 @@ TEST(Schedule, ThousandNodeGraphPlansWellUnderASecond) {
   EXPECT_LE(r.peak, r.original_peak);
 }
 
-// On a real graph: the two branches of a fork are reordered, the plan's LOAD
-// drops, and a reader of %x stays before the in-place write to %x.
-TEST(Schedule, ReordersAGraphAndKeepsWritesAfterReads) {
-  auto g = ParseGraph(R"(graph @f(%in: f32[4]@s0) {
+// A fork of a big (%a) and a small (%b) branch from %x; tests add the rest.
+constexpr char kFork[] = R"(graph @f(%in: f32[4]@s0) {
   %x = aten::mul.Scalar(%in, 2) : f32[4]@s1
   %a = aten::repeat(%x, [100]) : f32[400]@s2
   %b = aten::repeat(%x, [10]) : f32[40]@s3
   %sa = aten::sum(%a, none) : f32[]@s4
-  %sb = aten::sum(%b, none) : f32[]@s5
+  %sb = aten::sum(%b, none) : f32[]@s5)";
+
+// On a real graph: the two branches of a fork are reordered, the plan's LOAD
+// drops, and a reader of %x stays before the in-place write to %x.
+TEST(Schedule, ReordersAGraphAndKeepsWritesAfterReads) {
+  auto g = ParseGraph(std::string(kFork) + R"(
   %r = aten::sum(%x, none) : f32[]@s6
   %w = aten::add_.Scalar(%x, 1, 1) : f32[4]@s1
   %o = aten::add.Tensor(%sa, %sb, 1) : f32[]@s7
@@ -181,6 +184,33 @@ TEST(Schedule, ReordersAGraphAndKeepsWritesAfterReads) {
   EXPECT_LT(pos("r"), pos("w"));    // reads of %x stay before the write
   EXPECT_LT(pos("a"), pos("w"));
   EXPECT_LT(pos("b"), pos("w"));
+}
+
+// Scratch steers the order: the small branch's kernel needs 4 KiB of scratch
+// while it runs, so it goes first, before the big branch's 1.6 KB is live
+// (without scratch the big branch goes first, as above).
+TEST(Schedule, KernelScratchIsLiveOnlyWhileItsNodeRuns) {
+  auto g = ParseGraph(std::string(kFork) + R"(
+  %o = aten::add.Tensor(%sa, %sb, 1) : f32[]@s6
+  return %o
+}
+)", SnapshotOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const NodeBytes scratch = {{(*g)->FindValue("b")->producer(), 4096}};
+  const ScheduleProblem p = BuildScheduleProblem(**g, 64, nullptr, nullptr, &scratch);
+  // The traced order x, a, b, ...: %x, %a, %b and the scratch at once.
+  EXPECT_EQ(SchedulePeak(p, {0, 1, 2, 3, 4, 5}), 64 + 1600 + 192 + 4096);
+  ScheduleStats st = ScheduleForMemory(**g, 64, nullptr, nullptr, {}, &scratch);
+  EXPECT_TRUE(st.changed);
+  EXPECT_TRUE(st.exact);
+  std::vector<std::string> names;
+  for (const Node* n : (*g)->nodes()) names.push_back(n->output()->name());
+  auto pos = [&](const std::string& s) { return std::find(names.begin(), names.end(), s) - names.begin(); };
+  EXPECT_LT(pos("b"), pos("a"));
+  auto plan = PlanMemory(**g, "best", 64, nullptr, nullptr, &scratch);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->lower_bound_bytes, st.modelled_after);  // the model and the plan agree
+  EXPECT_EQ(plan->lower_bound_bytes, 64 + 192 + 4096);
 }
 
 }  // namespace

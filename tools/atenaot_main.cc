@@ -454,9 +454,14 @@ Status Plan(const Options& o) {
   // With --time-passes it prints a line per pass, then "time: decompose",
   // "time: annotate" (the sample run), "time: fusion" and "time: plan" (the
   // placement alone).
+  // Its kernel scratch as `compile` with the same flags plans it (none for CUDA).
+  CodegenOptions kernels;
+  kernels.float_accumulation = o.embedded;
+  kernels.threads = !o.embedded;
+  kernels.kernel_library = o.target != "cuda";
   AOT_ASSIGN_OR_RETURN(MemoryPlan plan,
                        PlanForCodegen(*g, ops, [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, algo, popts,
-                                      o.align, o.schedule));
+                                      o.align, o.schedule, kernels));
   PlanTotals totals;
   progress.Stage("eager peak (LibTorch reference run)");
   AOT_ASSIGN_OR_RETURN(totals.eager_peak_bytes, MeasureEagerPeak(*imported, inputs));

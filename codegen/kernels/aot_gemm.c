@@ -300,14 +300,25 @@ static void aot__store_tile(const float* t, int64_t mr, int64_t nr, float* C, in
 
 AOT_KAPI void aot__sgemm(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B, float* C,
                          int64_t c_m, int64_t c_n, const aot__epilogue* ep, float* scratch) {
-  if (M <= 0 || N <= 0) return;
+  aot__sgemm_range(M, N, K, A, B, C, c_m, c_n, ep, scratch, 0, M, 0, N);
+}
+
+/* Every element's sum runs the same steps whatever the range: K in the same
+ * KC blocks, tiles on the same multiples of MR rows and (pairs of) NR columns
+ * when m_lo and n_lo are multiples of MR and 2*NR. */
+AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B, float* C,
+                               int64_t c_m, int64_t c_n, const aot__epilogue* ep, float* scratch, int64_t m_lo,
+                               int64_t m_hi, int64_t n_lo, int64_t n_hi) {
+  if (m_hi > M) m_hi = M;
+  if (n_hi > N) n_hi = N;
+  if (m_lo >= m_hi || n_lo >= n_hi) return;
   if (K <= 0) { /* an empty sum: the epilogue of zeros */
     float z[AOT_GEMM_MR * AOT_GEMM_NR];
     memset(z, 0, sizeof(z));
-    for (int64_t m = 0; m < M; m += AOT_GEMM_MR)
-      for (int64_t n = 0; n < N; n += AOT_GEMM_NR)
-        aot__store_tile(z, AOT__MIN(AOT_GEMM_MR, M - m), AOT__MIN(AOT_GEMM_NR, N - n), C + m * c_m + n * c_n, c_m, c_n,
-                        1, 1, ep, m, n);
+    for (int64_t m = m_lo; m < m_hi; m += AOT_GEMM_MR)
+      for (int64_t n = n_lo; n < n_hi; n += AOT_GEMM_NR)
+        aot__store_tile(z, AOT__MIN(AOT_GEMM_MR, m_hi - m), AOT__MIN(AOT_GEMM_NR, n_hi - n), C + m * c_m + n * c_n, c_m,
+                        c_n, 1, 1, ep, m, n);
     return;
   }
   const int64_t mp = aot__round_up(M, AOT_GEMM_MR), np = aot__round_up(N, AOT_GEMM_NR);
@@ -322,8 +333,8 @@ AOT_KAPI void aot__sgemm(int64_t M, int64_t N, int64_t K, const aot__operand* A,
                                              (ep->act == AOT_ACT_NONE || ep->act == AOT_ACT_RELU ||
                                               ep->act == AOT_ACT_CLAMP)));
 #endif
-  for (int64_t jc = 0; jc < N; jc += AOT_GEMM_NC) {
-    const int64_t nc = AOT__MIN(AOT_GEMM_NC, N - jc);
+  for (int64_t jc = n_lo; jc < n_hi; jc += AOT_GEMM_NC) {
+    const int64_t nc = AOT__MIN(AOT_GEMM_NC, n_hi - jc);
     for (int64_t pc = 0; pc < K; pc += AOT_GEMM_KC) {
       const int64_t kc = AOT__MIN(AOT_GEMM_KC, K - pc);
       const int first = pc == 0, last = pc + kc >= K;
@@ -331,8 +342,8 @@ AOT_KAPI void aot__sgemm(int64_t M, int64_t N, int64_t K, const aot__operand* A,
       if (B->packed) bp = B->p + pc * np + jc * kc;
       else if (B->conv) { aot__pack_b_conv(B->conv, B->p, N, jc, nc, pc, kc, sb); bp = sb; }
       else { aot__pack_b_block(B->p, B->s0, B->s1, N, jc, nc, pc, kc, sb); bp = sb; }
-      for (int64_t ic = 0; ic < M; ic += AOT_GEMM_MC) {
-        const int64_t mc = AOT__MIN(AOT_GEMM_MC, M - ic);
+      for (int64_t ic = m_lo; ic < m_hi; ic += AOT_GEMM_MC) {
+        const int64_t mc = AOT__MIN(AOT_GEMM_MC, m_hi - ic);
         const float* ap;
         if (A->packed) ap = A->p + pc * mp + ic * kc;
         else { aot__pack_a_block(A->p, A->s0, A->s1, M, ic, mc, pc, kc, sa); ap = sa; }

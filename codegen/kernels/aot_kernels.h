@@ -89,6 +89,12 @@ AOT_KAPI int64_t aot__sgemm_scratch_floats(int64_t M, int64_t N, int64_t K, int 
  * ep may be NULL; scratch 64-byte aligned, aot__sgemm_scratch_floats long. */
 AOT_KAPI void aot__sgemm(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B, float* C,
                          int64_t c_m, int64_t c_n, const aot__epilogue* ep, float* scratch);
+/* The same for rows [m_lo, m_hi) and columns [n_lo, n_hi) of C only (m_lo a
+ * multiple of AOT_GEMM_MR, n_lo of 2 * AOT_GEMM_NR), bitwise as aot__sgemm
+ * computes them: threads split a GEMM this way, each with its own scratch. */
+AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B, float* C,
+                               int64_t c_m, int64_t c_n, const aot__epilogue* ep, float* scratch, int64_t m_lo,
+                               int64_t m_hi, int64_t n_lo, int64_t n_hi);
 /* Depthwise convolution of a CHW image (one filter of KH x KW per channel,
  * w[c][kh][kw]) into y (C x OH x OW), epilogue per channel m = c. */
 AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, const float* w, float* y,

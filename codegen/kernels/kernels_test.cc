@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -142,6 +143,34 @@ TEST(Sgemm, EpilogueActivations) {
 TEST(Sgemm, EmptySumIsTheEpilogueOfZero) {
   REQUIRE_ISA();
   RunGemm({5, 6, 0, false, false, false, false, AOT_ACT_RELU, true, true});
+}
+
+// Threads split a GEMM into row or column ranges (multiples of MR rows, 2*NR
+// columns), each with its own scratch: the pieces must equal the whole call
+// bit for bit, whatever the cut.
+TEST(Sgemm, RangesAreBitwiseTheWholeCall) {
+  REQUIRE_ISA();
+  const int64_t M = 37, N = 600, K = 300;
+  std::vector<float> a = Random(static_cast<size_t>(M * K), 11), b = Random(static_cast<size_t>(K * N), 12);
+  std::vector<float> bias = Random(static_cast<size_t>(M), 13), res = Random(static_cast<size_t>(M * N), 14);
+  for (int act : {AOT_ACT_NONE, AOT_ACT_RELU, AOT_ACT_SILU})
+    for (bool with_res : {false, true}) {
+      aot__epilogue ep = {bias.data(), 1, 0, with_res ? res.data() : nullptr, N, 1, act, 0.f, 0.f};
+      const aot__operand A = {a.data(), K, 1, 0, nullptr}, B = {b.data(), N, 1, 0, nullptr};
+      const int64_t slot = aot__sgemm_scratch_floats(M, N, K, 0, 0);
+      std::vector<float> scratch(static_cast<size_t>(slot * 3)), whole(static_cast<size_t>(M * N));
+      aot__sgemm(M, N, K, &A, &B, whole.data(), N, 1, &ep, scratch.data());
+      const int64_t col_cuts[] = {0, 32, 64, 544, N}, row_cuts[] = {0, 8, 24, M};
+      std::vector<float> cols(whole.size(), NAN), rows(whole.size(), NAN);
+      for (int i = 0; i + 1 < 5; ++i)
+        aot__sgemm_range(M, N, K, &A, &B, cols.data(), N, 1, &ep, scratch.data() + (i % 3) * slot, 0, M, col_cuts[i],
+                         col_cuts[i + 1]);
+      for (int i = 0; i + 1 < 4; ++i)
+        aot__sgemm_range(M, N, K, &A, &B, rows.data(), N, 1, &ep, scratch.data() + (i % 3) * slot, row_cuts[i],
+                         row_cuts[i + 1], 0, N);
+      EXPECT_EQ(0, std::memcmp(whole.data(), cols.data(), whole.size() * 4)) << "columns, act " << act;
+      EXPECT_EQ(0, std::memcmp(whole.data(), rows.data(), whole.size() * 4)) << "rows, act " << act;
+    }
 }
 
 aot__conv_geom Geom(int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t S, int64_t P, int64_t D) {

@@ -11,7 +11,7 @@
 #include "capture/tensor_convert.h"
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
-#include "codegen/compile_graph.h"
+#include "driver/compile_graph.h"
 #include "interp/annotate.h"
 #include "passes/decompose.h"
 #include "passes/pipeline.h"
@@ -36,13 +36,12 @@ aot_tensor DescribeTensor(const at::Tensor& t) {
 }
 
 std::string CompileAndOpen(Graph& g, const std::vector<at::Tensor>& inputs, const std::string& dir, aot_model** model,
-                           const std::string& extra_cflags, bool float_accumulation, std::string* source) {
+                           const std::string& extra_cflags, bool float_accumulation, std::string* source,
+                           bool split_all) {
   CodegenOptions copts;
   copts.name = "m";
   copts.float_accumulation = float_accumulation;
-  // ATENAOT_TEST_THREADS=N: every kernel that can split does (tiny grain), on N threads.
-  const char* threads = std::getenv("ATENAOT_TEST_THREADS");
-  if (threads && *threads) copts.thread_grain = 1;
+  if (split_all) copts.thread_grain = 1;
   auto compiled = CompileGraph(g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, inputs); }, copts);
   if (!compiled.ok()) return compiled.status().ToString();
   if (source) *source = compiled->c.source;
@@ -52,20 +51,22 @@ std::string CompileAndOpen(Graph& g, const std::vector<at::Tensor>& inputs, cons
   if (!lib.ok()) return lib.status().ToString();
   aot_model* m = nullptr;
   if (aot_model_open(lib->c_str(), &m) != AOT_OK) return aot_last_error();
-  if (threads && *threads && aot_model_set_option(m, "threads", std::atoi(threads)) != AOT_OK) {
-    std::string e = aot_last_error();
-    aot_model_free(m);
-    return e;
-  }
   *model = m;
   return "";
 }
 
 CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
-                          const std::string& extra_cflags, bool float_accumulation) {
+                          const std::string& extra_cflags, bool float_accumulation,
+                          const std::vector<int>& thread_counts) {
   CompiledRun r;
+  // ATENAOT_TEST_THREADS=N: every kernel that can split does (tiny grain), on N threads.
+  const char* threads = std::getenv("ATENAOT_TEST_THREADS");
+  std::vector<int> counts = thread_counts;
+  if (counts.empty() && threads && *threads) counts = {std::atoi(threads)};
+  const bool split_all = !counts.empty();
+  if (counts.empty()) counts = {-1};  // -1: leave the option alone
   aot_model* m = nullptr;
-  r.error = CompileAndOpen(g, inputs, dir, &m, extra_cflags, float_accumulation, &r.source);
+  r.error = CompileAndOpen(g, inputs, dir, &m, extra_cflags, float_accumulation, &r.source, split_all);
   if (!r.error.empty()) return r;
   std::vector<aot_tensor> in, out;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -74,12 +75,25 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
     if (aot_model_input_info(m, i, &info) != AOT_OK) { r.error = aot_last_error(); aot_model_free(m); return r; }
     r.mutated.push_back((info.flags & AOT_INFO_MUTATED) != 0);
   }
-  for (const Value* v : g.outputs()) {
-    at::Tensor t = at::empty(v->meta().sizes, at::TensorOptions().dtype(AtenFromDType(v->meta().dtype)));
-    r.outputs.push_back(t);
-    out.push_back(DescribeTensor(t));
+  for (int n : counts) {
+    if (n >= 0 && aot_model_set_option(m, "threads", n) != AOT_OK) {
+      r.error = aot_last_error();
+      break;
+    }
+    std::vector<at::Tensor> outs;
+    out.clear();
+    for (const Value* v : g.outputs()) {
+      at::Tensor t = at::empty(v->meta().sizes, at::TensorOptions().dtype(AtenFromDType(v->meta().dtype)));
+      outs.push_back(t);
+      out.push_back(DescribeTensor(t));
+    }
+    if (aot_model_run(m, in.data(), in.size(), out.data(), out.size(), nullptr, 0) != AOT_OK) {
+      r.error = aot_last_error();
+      break;
+    }
+    if (r.runs.empty()) r.outputs = outs;
+    if (!thread_counts.empty()) r.runs.push_back(outs);
   }
-  if (aot_model_run(m, in.data(), in.size(), out.data(), out.size(), nullptr, 0) != AOT_OK) r.error = aot_last_error();
   aot_model_free(m);
   return r;
 }

@@ -20,21 +20,27 @@ struct CompiledRun {
   std::string error;    // non-empty when compiling or running failed
   std::string source;   // the generated C, for failure messages
   std::vector<bool> mutated;  // AOT_INFO_MUTATED of each input, as the library reports it
+  std::vector<std::vector<at::Tensor>> runs;  // with thread_counts: the outputs of each run, in order
 };
 
 // Compiles `g` (at stage import; `inputs` are the sample inputs) into DIR and
-// opens the library: "" and *model set, or the error. *source gets the C.
+// opens the library: "" and *model set, or the error. *source gets the C;
+// split_all: every kernel that can split over threads does (tiny grain).
 std::string CompileAndOpen(Graph& g, const std::vector<at::Tensor>& inputs, const std::string& dir, aot_model** model,
                            const std::string& extra_cflags = "", bool float_accumulation = false,
-                           std::string* source = nullptr);
+                           std::string* source = nullptr, bool split_all = false);
 // The C ABI descriptor of a CPU tensor (its data pointer, sizes and strides).
 aot_tensor DescribeTensor(const at::Tensor& t);
 
 // `g` is at stage import; `inputs` are used as sample inputs and then run on
 // (they are updated in place when the program mutates them).
 // float_accumulation: as `compile --embedded` generates the kernels.
+// thread_counts: every kernel that can split does (tiny grain), and the one
+// library runs once per entry with that "threads" option (outputs = the first
+// run's); empty: once, on ATENAOT_TEST_THREADS threads when that is set.
 CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
-                          const std::string& extra_cflags = "", bool float_accumulation = false);
+                          const std::string& extra_cflags = "", bool float_accumulation = false,
+                          const std::vector<int>& thread_counts = {});
 
 // Empty when the compiled program equals eager (outputs and inputs after) and
 // every input eager changes is flagged AOT_INFO_MUTATED, or, for a program

@@ -1,0 +1,100 @@
+#include "codegen/kernel_scratch.h"
+
+#include <algorithm>
+
+#include "codegen/kernels/aot_kernels.h"
+
+namespace atenaot {
+
+namespace {
+
+// Multiply-adds per thread at least, per element of thread_grain: 2^19 by
+// default; below that a split costs more than it saves (waking a worker takes
+// tens of microseconds on a loaded machine). Tests use a tiny grain.
+constexpr int64_t kMacsPerGrainElement = 32;
+
+void ChooseSplit(LibraryGemm& lg, const CodegenOptions& o) {
+  lg.slot_floats = aot__sgemm_scratch_floats(lg.M, lg.N, lg.K, lg.a_packed ? 1 : 0, lg.b_packed ? 1 : 0);
+  int64_t parts = o.threads ? std::max(o.gemm_threads, 1) : 1;
+  const int64_t macs = lg.M * lg.N * std::max<int64_t>(lg.K, 1);
+  parts = std::min(parts, std::max<int64_t>(1, macs / (std::max<int64_t>(o.thread_grain, 1) * kMacsPerGrainElement)));
+  const int64_t cols = (lg.N + 2 * AOT_GEMM_NR - 1) / (2 * AOT_GEMM_NR), rows = (lg.M + AOT_GEMM_MR - 1) / AOT_GEMM_MR;
+  // Columns when they go round (each thread packs only its own B panels),
+  // else rows (each packs all of B, as for late conv layers with few pixels).
+  lg.split_n = cols >= parts || cols >= rows;
+  lg.parts = static_cast<int>(std::max<int64_t>(1, std::min(parts, lg.split_n ? cols : rows)));
+}
+
+}  // namespace
+
+const WeightData* ConstF32Weight(const Graph& g, const Value* v) {
+  if (!v || v->kind() != ValueKind::kWeight || v->meta().dtype != DType::kFloat32 || v->meta().offset != 0 ||
+      !v->meta().IsContiguous())
+    return nullptr;
+  auto it = g.weights().find(v->weight_key());
+  return it == g.weights().end() || it->second.bytes.size() != static_cast<size_t>(v->meta().numel()) * 4 ? nullptr
+                                                                                                           : &it->second;
+}
+
+LibraryGemm MatmulGemm(const Graph& g, const MatmulShape& ms, const CodegenOptions& o) {
+  LibraryGemm lg;
+  if (!o.kernel_library || o.float_accumulation) return lg;
+  if (ms.alpha != 1 || (ms.bias && ms.beta != 1) || (ms.bias && (ms.a_vec || ms.b_vec))) return lg;
+  if (ms.bias && !ms.batch.empty()) {  // a batched bias must not vary over the batch
+    const std::vector<int64_t> bs = BroadcastStrides(ms.bias->meta(), ms.ym.sizes);
+    for (size_t d = 0; d + 2 < bs.size(); ++d)
+      if (bs[d] != 0) return lg;
+  }
+  lg.library = true;
+  lg.M = ms.M;
+  lg.N = ms.N;
+  lg.K = ms.K;
+  bool b_shared = true;  // the same B for every batch entry (linear's weight)
+  for (int64_t st : ms.BatchStrides(ms.bm)) b_shared = b_shared && st == 0;
+  lg.b_packed = ms.b_transposed && ms.b->meta().sizes.size() == 2 && ConstF32Weight(g, ms.b) && b_shared;
+  ChooseSplit(lg, o);
+  return lg;
+}
+
+LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
+  LibraryGemm lg;
+  if (!o.kernel_library || o.float_accumulation) return lg;
+  const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
+  if (!ConstF32Weight(g, w) || x->meta().dtype != DType::kFloat32 || y->meta().dtype != DType::kFloat32 ||
+      !x->meta().IsContiguous() || !y->meta().IsContiguous() ||
+      (bias && (bias->meta().dtype != DType::kFloat32 || bias->meta().sizes.size() != 1)))
+    return lg;
+  auto ca = Conv2dArguments(n);
+  if (!ca.ok()) return lg;
+  const auto &ws = w->meta().sizes, &ys = y->meta().sizes;
+  const int64_t G = ca->groups, cin_g = ws[1], cout_g = ws[0] / G;
+  if (cin_g == 1 && cout_g == 1) {  // its own kernel, no scratch
+    lg.depthwise = true;
+    return lg;
+  }
+  lg.library = true;
+  lg.M = cout_g;
+  lg.N = ys[2] * ys[3];
+  lg.K = cin_g * ws[2] * ws[3];
+  lg.a_packed = true;  // the weights, packed at compile time; B is the image (im2col panels)
+  ChooseSplit(lg, o);
+  return lg;
+}
+
+NodeBytes KernelScratchBytes(const Graph& g, const CodegenOptions& o) {
+  NodeBytes out;
+  for (const Node* n : g.nodes()) {
+    LibraryGemm lg;
+    const KernelKind kind = ClassifyKernel(n);
+    if (kind == KernelKind::kMatmul) {
+      auto ms = AnalyzeMatmul(n);
+      if (ms.ok()) lg = MatmulGemm(g, *ms, o);
+    } else if (kind == KernelKind::kConv2d) {
+      lg = Conv2dGemm(g, n, o);
+    }
+    if (lg.ScratchBytes() > 0) out[n] = lg.ScratchBytes();
+  }
+  return out;
+}
+
+}  // namespace atenaot

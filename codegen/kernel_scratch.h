@@ -1,0 +1,45 @@
+// How a matmul or conv2d node runs through the kernel library's GEMM
+// (codegen/kernels), decided in one place for the C emitter and the memory
+// planner: whether it does, its shape, which operands come prepacked, how
+// many threads one call splits over, and so the scratch (packed panels) it
+// needs while it runs. The planner places that scratch as a buffer live only
+// during the node (plan/buffers.h), so it shares bytes with dead activations.
+#pragma once
+
+#include <cstdint>
+
+#include "codegen/c_codegen.h"
+#include "codegen/kernel_util.h"
+#include "ir/graph.h"
+#include "plan/buffers.h"
+
+namespace atenaot {
+
+struct LibraryGemm {
+  bool library = false;    // false: a generic kernel, or the depthwise one (no scratch)
+  bool depthwise = false;  // conv2d through the library's depthwise kernel
+  int64_t M = 0, N = 0, K = 0;
+  bool a_packed = false, b_packed = false;  // prepacked at compile time
+  // One GEMM call splits over at most `parts` threads, by columns (units of
+  // 32, so the micro-kernel's tile pairs never change) or by rows (units of
+  // 8); part k packs into slot k of the scratch, `slot_floats` each.
+  int parts = 1;
+  bool split_n = true;
+  int64_t slot_floats = 0;
+  int64_t ScratchBytes() const { return library ? parts * slot_floats * 4 : 0; }
+};
+
+// The C options that decide it: kernel_library && !float_accumulation, and
+// threads ? gemm_threads : 1 slots.
+LibraryGemm MatmulGemm(const Graph& g, const MatmulShape& ms, const CodegenOptions& o);
+LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o);
+
+// A weight's float32 data when it is a contiguous constant with all its
+// bytes, else nullptr (what the kernel library can prepack).
+const WeightData* ConstF32Weight(const Graph& g, const Value* v);
+
+// Per node, the scratch bytes its kernel needs (only nodes that need some):
+// pass to the planner, so the emitter finds each node's planned region.
+NodeBytes KernelScratchBytes(const Graph& g, const CodegenOptions& o);
+
+}  // namespace atenaot

@@ -1,0 +1,111 @@
+// GEMM and convolution split over threads (aot__sgemm_mt: column or row
+// ranges, one packing-scratch slot per thread) give the same bits for any
+// thread count: one compiled library, with every kernel split (tiny grain),
+// runs on 1, 2 and 3 threads; the runs must be bitwise equal and equal eager.
+#include <ATen/ATen.h>
+
+#include <cstring>
+#include <filesystem>
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "capture/cpp_trace.h"
+#include "capture/load_model.h"
+#include "capture/tensor_convert.h"
+#include "codegen/compile_graph.h"
+#include "interp/annotate.h"
+#include "io/npy.h"
+#include "schema/dispatcher_schemas.h"
+#include "tests/testing/compiled_runner.h"
+#include "tests/testing/eager_compare.h"
+
+namespace atenaot {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool SameBits(const at::Tensor& a, const at::Tensor& b) {
+  return a.sizes() == b.sizes() && a.scalar_type() == b.scalar_type() &&
+         std::memcmp(a.contiguous().data_ptr(), b.contiguous().data_ptr(), a.nbytes()) == 0;
+}
+
+// Whether the generated C splits a GEMM by columns (split_n 1) or rows (0).
+bool SplitsGemm(const std::string& source, bool by_columns) {
+  return std::regex_search(source, std::regex(std::string(R"(aot__sgemm_mt\([^;]*, )") + (by_columns ? "1" : "0") + R"(\);)"));
+}
+
+// Runs r.runs[0] against every later run, tensor by tensor.
+void ExpectRunsBitwiseEqual(const CompiledRun& r) {
+  ASSERT_EQ(r.runs.size(), 3u);
+  for (size_t k = 1; k < r.runs.size(); ++k) {
+    ASSERT_EQ(r.runs[k].size(), r.runs[0].size());
+    for (size_t i = 0; i < r.runs[0].size(); ++i)
+      EXPECT_TRUE(SameBits(r.runs[0][i], r.runs[k][i])) << "output " << i << " on " << k + 1 << " threads differs";
+  }
+}
+
+// The examples' CNN and MLP: their convolutions and linears split by columns.
+void RunExample(const std::string& name) {
+  const fs::path dir = fs::path("examples") / name;
+  auto x = ReadNpy((dir / "input_0.npy").string());
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  auto g = LoadModel((dir / "model.pt").string(), {*x}, LiveOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::vector<at::Tensor> ins = {TensorFromNpy(*x)};
+  CompiledRun r = CompileAndRun(**g, ins, ::testing::TempDir() + "/threads_" + name, "-Wall -Wextra -Werror", false,
+                                {1, 2, 3});
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(SplitsGemm(r.source, true)) << "no GEMM was split: the test would prove nothing";
+  ExpectRunsBitwiseEqual(r);
+  auto want = ReadNpy((dir / "expected" / "output_0.npy").string());
+  ASSERT_TRUE(want.ok());
+  EXPECT_EQ(CompareTensorLists({TensorFromNpy(*want)}, r.outputs, "output"), "");
+}
+
+TEST(ThreadsBitwise, ConvNet) { RunExample("cnn"); }
+TEST(ThreadsBitwise, Mlp) { RunExample("mlp"); }
+
+// Many output channels over few pixels: the convolution splits by rows
+// (each thread packs the whole im2col panel into its own slot).
+TEST(ThreadsBitwise, ConvSplitByRows) {
+  at::manual_seed(5);
+  const at::Tensor w = at::randn({64, 16, 3, 3}) * 0.1, b = at::randn({64});
+  CppProgram fn = [w, b](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> {
+    return {at::relu(at::conv2d(in[0], w, b, {1, 1}, {1, 1}))};
+  };
+  std::vector<at::Tensor> inputs = {at::randn({2, 16, 4, 4})};
+  auto g = TraceCpp(fn, inputs, LiveOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const std::vector<at::Tensor> expected = fn(inputs);
+  CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_rows", "-Wall -Wextra -Werror", false,
+                                {1, 2, 3});
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(SplitsGemm(r.source, false)) << "no GEMM was split by rows";
+  ExpectRunsBitwiseEqual(r);
+  EXPECT_EQ(CompareTensorLists(expected, r.outputs, "output"), "");
+}
+
+// Without threads (`compile --embedded`, or threads off) the source has no
+// thread code, and each GEMM plans one scratch slot.
+TEST(ThreadsBitwise, NoThreadCodeWithoutThreads) {
+  auto x = ReadNpy("examples/cnn/input_0.npy");
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  for (bool embedded : {false, true}) {
+    auto g = LoadModel("examples/cnn/model.pt", {*x}, LiveOpTable());
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    std::vector<at::Tensor> ins = {TensorFromNpy(*x)};
+    CodegenOptions copts;
+    copts.threads = false;
+    copts.float_accumulation = embedded;
+    copts.thread_grain = 1;  // would split everything, were there threads
+    auto c = CompileGraph(**g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, ins); }, copts);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    for (const char* s : {"pthread", "aot__parallel_for", "aot__sgemm_mt"})
+      EXPECT_EQ(c->c.source.find(s), std::string::npos) << s << (embedded ? " (embedded)" : "");
+    if (!embedded) EXPECT_NE(c->c.source.find("aot__sgemm("), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace atenaot
