@@ -233,7 +233,7 @@ Status RunPassList(Graph& g, const std::vector<PassSpec>& passes, const OpTable&
     return s;
   };
   if (opts.verify_each_pass)
-    AOT_RETURN_IF_ERROR(timed("verify", [&] { return VerifyGraph(g); }).WithContext("verifier (input graph)"));
+    AOT_RETURN_IF_ERROR(timed("verify", [&] { return VerifyGraph(g, opts.verify); }).WithContext("verifier (input graph)"));
   for (const PassSpec& p : passes) {
     const PassRow* row = FindPass(p.name);
     int64_t n0, w0, v0, n1, w1, v1;
@@ -241,7 +241,7 @@ Status RunPassList(Graph& g, const std::vector<PassSpec>& passes, const OpTable&
     PassStats own;
     AOT_RETURN_IF_ERROR(timed(p.name, [&] { return row->fn(g, ops, p.options, &own); }).WithContext("pass " + p.name));
     if (opts.verify_each_pass) {
-      AOT_RETURN_IF_ERROR(timed("verify", [&] { return VerifyGraph(g); }).WithContext("verifier after " + p.name));
+      AOT_RETURN_IF_ERROR(timed("verify", [&] { return VerifyGraph(g, opts.verify); }).WithContext("verifier after " + p.name));
       AOT_RETURN_IF_ERROR(row->ensures(g).WithContext("postcondition of " + p.name));
     }
     if (opts.stats) {

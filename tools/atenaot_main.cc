@@ -46,6 +46,7 @@
 #include "passes/pipeline.h"
 #include "plan/memory_plan.h"
 #include "schema/dispatcher_schemas.h"
+#include "tools/opt_command.h"
 #include "tools/progress.h"
 
 namespace atenaot {
@@ -59,6 +60,7 @@ usage: atenaot <command> [options]
 
 commands:
   dump   print a model's IR at a pipeline stage
+  opt    run a list of registered passes on a model and print its IR
   run    run a model with the reference interpreter and write .npy results
   plan   plan the model's memory into one arena and report it against the
          lower bound, no reuse and LibTorch eager's peak
@@ -747,6 +749,10 @@ int Main(int argc, char** argv) {
     std::cout << "atenaot " << kVersion << "\n";
     return 0;
   }
+  if (argc >= 2 && std::strcmp(argv[1], "opt") == 0) {  // its own options (tools/opt_command.h)
+    Status opt = OptCommand(std::vector<std::string>(argv + 2, argv + argc));
+    return opt.ok() ? 0 : Fail(opt);
+  }
   Status s = ParseArgs(argc, argv, &o);
   if (!s.ok()) return Fail(s);
   const std::map<std::string, std::pair<const char*, Status (*)(const Options&)>> commands = {
@@ -763,15 +769,19 @@ int Main(int argc, char** argv) {
       std::cout << kMainHelp;
       return 0;
     }
+    if (topic == "opt") {
+      std::cout << OptHelp();
+      return 0;
+    }
     auto it = commands.find(topic);
     if (it == commands.end())
-      return Fail(InvalidArgument("no help for unknown command '" + topic + "' (commands: dump, run, plan, compile, exec, show, compare)"));
+      return Fail(InvalidArgument("no help for unknown command '" + topic + "' (commands: dump, opt, run, plan, compile, exec, show, compare)"));
     std::cout << it->second.first;
     return 0;
   }
   auto it = commands.find(o.command);
   if (it == commands.end())
-    return Fail(InvalidArgument("unknown command '" + o.command + "' (commands: dump, run, plan, compile, exec, show, compare)"));
+    return Fail(InvalidArgument("unknown command '" + o.command + "' (commands: dump, opt, run, plan, compile, exec, show, compare)"));
   if (o.help) {
     std::cout << it->second.first;
     return 0;
