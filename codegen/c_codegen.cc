@@ -20,7 +20,7 @@
 #include "codegen/kernels/aot_kernels.h"
 #include "codegen/kernels/kernels_source.h"
 #include "ir/view_meta.h"
-#include "passes/type_promotion.h"
+#include "ir/type_promotion.h"
 
 namespace atenaot {
 namespace {

@@ -38,7 +38,7 @@
 #include "codegen/c_codegen.h"
 #include "codegen/c_text.h"
 #include "codegen/build_cuda_library.h"
-#include "codegen/compile_graph.h"
+#include "driver/compile_graph.h"
 #include "ir/clone.h"
 #include "ir/printer.h"
 #include "io/weights_file.h"

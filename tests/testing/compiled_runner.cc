@@ -10,7 +10,7 @@
 #include "capture/tensor_convert.h"
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
-#include "codegen/compile_graph.h"
+#include "driver/compile_graph.h"
 #include "interp/annotate.h"
 #include "passes/decompose.h"
 #include "passes/pipeline.h"

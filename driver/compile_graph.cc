@@ -1,4 +1,4 @@
-#include "codegen/compile_graph.h"
+#include "driver/compile_graph.h"
 
 #include <chrono>
 
