@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 namespace atenaot {
@@ -66,11 +65,7 @@ Status WriteWeightsFile(const std::string& path, const std::unordered_map<std::s
     out.append(reinterpret_cast<const char*>(w.bytes.data()), w.bytes.size());
     Put<uint32_t>(&out, aot__crc32(0, out.data() + entry, out.size() - entry));
   }
-  std::ofstream f(path, std::ios::binary);
-  if (!f) return IoError("cannot write weights file '" + path + "'");
-  f.write(out.data(), static_cast<std::streamsize>(out.size()));
-  if (!f) return IoError("failed writing weights file '" + path + "'");
-  return Status::Ok();
+  return WriteFile(path, out, "weights file");
 }
 
 StatusOr<std::unordered_map<std::string, WeightData>> ReadWeightsFile(const std::string& path) {
