@@ -47,14 +47,15 @@ class Reader {
 }  // namespace
 
 Status WriteWeightsFile(const std::string& path, const std::unordered_map<std::string, WeightData>& weights) {
-  std::vector<std::string> keys;
-  for (const auto& kv : weights) keys.push_back(kv.first);
-  std::sort(keys.begin(), keys.end());  // deterministic files
+  std::vector<const std::pair<const std::string, WeightData>*> entries;
+  for (const auto& kv : weights) entries.push_back(&kv);
+  std::sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->first < b->first; });  // deterministic files
   std::string out(kMagic, 4);
   Put<uint32_t>(&out, kVersion);
-  Put<uint32_t>(&out, static_cast<uint32_t>(keys.size()));
-  for (const std::string& k : keys) {
-    const WeightData& w = weights.at(k);
+  Put<uint32_t>(&out, static_cast<uint32_t>(entries.size()));
+  for (const auto* e : entries) {
+    const std::string& k = e->first;
+    const WeightData& w = e->second;
     const size_t entry = out.size();
     Put<uint32_t>(&out, static_cast<uint32_t>(k.size()));
     out += k;
