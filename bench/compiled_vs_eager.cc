@@ -29,7 +29,7 @@
 #include "capture/tensor_convert.h"
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
-#include "codegen/compile_graph.h"
+#include "driver/compile_graph.h"
 #include "interp/annotate.h"
 #include "interp/reference_interpreter.h"
 #include "io/npy.h"

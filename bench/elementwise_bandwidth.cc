@@ -25,7 +25,7 @@
 #include "capture/cpp_trace.h"
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
-#include "codegen/compile_graph.h"
+#include "driver/compile_graph.h"
 #include "interp/annotate.h"
 #include "schema/dispatcher_schemas.h"
 

@@ -21,7 +21,7 @@
 #include "codegen/kernels/aot_kernels.h"
 #include "codegen/kernels/kernels_source.h"
 #include "ir/view_meta.h"
-#include "passes/type_promotion.h"
+#include "ir/type_promotion.h"
 
 namespace atenaot {
 namespace {
@@ -179,7 +179,7 @@ class CEmitter final : public KernelLowering {
         if (b.home == BufferHome::kArena) loc_[st] = {"(arena + " + std::to_string(plan_.offsets[i]) + ")"};
         else if (b.home == BufferHome::kOutput) {
           loc_[st] = {"((uint8_t*)out[" + std::to_string(b.output_index) + "])"};
-          written_outputs_.insert(b.output_index);
+          output_home_[st] = b.output_index;
         }
       }
     }
@@ -267,7 +267,9 @@ class CEmitter final : public KernelLowering {
     if (pw != pending_weights_.end()) {
       const Value* w = pw->second;
       pending_weights_.erase(pw);
-      AOT_RETURN_IF_ERROR(AddWeight(w, g_.weights().at(w->weight_key())));
+      auto data = g_.weights().find(w->weight_key());
+      AOT_INTERNAL_CHECK(data != g_.weights().end(), "no data for weight %" + w->name());  // the verifier checks it
+      AOT_RETURN_IF_ERROR(AddWeight(w, data->second));
     }
     auto it = loc_.find(v->meta().storage);
     if (it == loc_.end()) return Internal("no memory planned for %" + v->name() + " (storage " + std::to_string(v->meta().storage) + ")");
@@ -1296,8 +1298,9 @@ class CEmitter final : public KernelLowering {
   Status EmitOutputCopies() {
     for (size_t k = 0; k < g_.outputs().size(); ++k) {
       const Value* v = g_.outputs()[k];
-      if (written_outputs_.count(static_cast<int>(k)) && loc_[v->meta().storage].base.find("out[" + std::to_string(k) + "]") != std::string::npos &&
-          v->meta().offset == 0 && v->meta().IsContiguous())
+      auto home = output_home_.find(v->meta().storage);
+      if (home != output_home_.end() && home->second == static_cast<int64_t>(k) && v->meta().offset == 0 &&
+          v->meta().IsContiguous())
         continue;
       BeginKernel("output " + std::to_string(k) + " <- %" + v->name());
       AOT_ASSIGN_OR_RETURN(std::string src, Ptr(v));
@@ -1454,7 +1457,7 @@ class CEmitter final : public KernelLowering {
   CodegenOptions opts_;
   FusionInfo fusion_;
   std::unordered_map<int64_t, Loc> loc_;
-  std::unordered_set<int> written_outputs_;
+  std::unordered_map<int64_t, int64_t> output_home_;  // storage -> the output buffer it was planned into
   std::ostringstream weights_, kernels_, calls_, body_, loops_;
   std::string kernel_comment_;
   std::unordered_map<const Value*, std::string> ptr_names_;

@@ -18,18 +18,38 @@ StatusOr<std::string> CType(DType t) {
   }
 }
 
+namespace {
+
+struct AbiRow {
+  DType dtype;
+  aot_dtype abi;
+  const char* name;
+};
+constexpr AbiRow kAbiDTypes[] = {
+    {DType::kFloat32, AOT_FLOAT32, "AOT_FLOAT32"}, {DType::kFloat64, AOT_FLOAT64, "AOT_FLOAT64"},
+    {DType::kInt32, AOT_INT32, "AOT_INT32"},       {DType::kInt64, AOT_INT64, "AOT_INT64"},
+    {DType::kBool, AOT_BOOL, "AOT_BOOL"},          {DType::kUInt8, AOT_UINT8, "AOT_UINT8"},
+    {DType::kInt8, AOT_INT8, "AOT_INT8"},          {DType::kInt16, AOT_INT16, "AOT_INT16"},
+};
+
+}  // namespace
+
 StatusOr<std::string> AbiDType(DType t) {
-  switch (t) {
-    case DType::kFloat32: return std::string("AOT_FLOAT32");
-    case DType::kFloat64: return std::string("AOT_FLOAT64");
-    case DType::kInt32: return std::string("AOT_INT32");
-    case DType::kInt64: return std::string("AOT_INT64");
-    case DType::kBool: return std::string("AOT_BOOL");
-    case DType::kUInt8: return std::string("AOT_UINT8");
-    case DType::kInt8: return std::string("AOT_INT8");
-    case DType::kInt16: return std::string("AOT_INT16");
-    default: return Unsupported(std::string("dtype ") + DTypeName(t) + " cannot cross the C ABI");
-  }
+  for (const AbiRow& r : kAbiDTypes)
+    if (r.dtype == t) return std::string(r.name);
+  return Unsupported(std::string("dtype ") + DTypeName(t) + " cannot cross the C ABI");
+}
+
+StatusOr<aot_dtype> AbiDTypeOf(DType t) {
+  for (const AbiRow& r : kAbiDTypes)
+    if (r.dtype == t) return r.abi;
+  return Unsupported(std::string("dtype ") + DTypeName(t) + " cannot cross the C ABI");
+}
+
+StatusOr<DType> DTypeOfAbi(aot_dtype t) {
+  for (const AbiRow& r : kAbiDTypes)
+    if (r.abi == t) return r.dtype;
+  return InvalidArgument("unknown aot_dtype " + std::to_string(t));
 }
 
 std::string CLiteral(const Literal& l, const std::string& ctype) {

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "atenaot.h"
 #include "ir/dtype.h"
 #include "ir/literal.h"
 #include "ir/status.h"
@@ -13,6 +14,10 @@ namespace atenaot {
 StatusOr<std::string> CType(DType t);
 // The aot_dtype enumerator for the C ABI ("AOT_FLOAT32"), if the ABI has one.
 StatusOr<std::string> AbiDType(DType t);
+// The same as a value, and back (one table: what generated code and the
+// programs that call it agree on).
+StatusOr<aot_dtype> AbiDTypeOf(DType t);
+StatusOr<DType> DTypeOfAbi(aot_dtype t);
 // A C expression of type `ctype` for a numeric literal (inf/nan spelled out).
 std::string CLiteral(const Literal& l, const std::string& ctype);
 // A C expression converting `expr` (of any arithmetic type) to dtype `t`,

@@ -132,7 +132,7 @@ class CudaEmitter final : public KernelLowering {
         if (b.home == BufferHome::kArena) loc_[st] = "(c->arena + " + S(plan_.offsets[i]) + ")";
         else if (b.home == BufferHome::kOutput) {
           loc_[st] = "((uint8_t*)c->out[" + S(b.output_index) + "])";
-          written_outputs_.insert(b.output_index);
+          output_home_[st] = b.output_index;
         }
       }
     }
@@ -146,7 +146,9 @@ class CudaEmitter final : public KernelLowering {
   StatusOr<std::string> Base(const Value* v) {
     auto pw = pending_weights_.find(v->meta().storage);
     if (pw != pending_weights_.end()) {
-      const WeightData& d = g_.weights().at(pw->second->weight_key());
+      auto data = g_.weights().find(pw->second->weight_key());
+      AOT_INTERNAL_CHECK(data != g_.weights().end(), "no data for weight %" + pw->second->name());  // verifier-checked
+      const WeightData& d = data->second;
       pending_weights_.erase(pw);
       size_t off = (blob_.size() + 63) / 64 * 64;
       blob_.resize(off);
@@ -869,9 +871,9 @@ class CudaEmitter final : public KernelLowering {
     for (size_t k = 0; k < g_.outputs().size(); ++k) {
       const Value* v = g_.outputs()[k];
       const std::string here = "c->out[" + S(static_cast<int64_t>(k)) + "]";
-      auto l = loc_.find(v->meta().storage);
-      if (written_outputs_.count(static_cast<int>(k)) && l != loc_.end() && l->second.find(here) != std::string::npos &&
-          v->meta().offset == 0 && v->meta().IsContiguous())
+      auto home = output_home_.find(v->meta().storage);
+      if (home != output_home_.end() && home->second == static_cast<int64_t>(k) && v->meta().offset == 0 &&
+          v->meta().IsContiguous())
         continue;
       BeginStep("output " + S(static_cast<int64_t>(k)) + " <- %" + v->name());
       AOT_ASSIGN_OR_RETURN(std::string src, Ptr(v));
@@ -1092,7 +1094,7 @@ class CudaEmitter final : public KernelLowering {
   std::unordered_set<const Value*> fused_;
   std::unordered_map<int64_t, std::string> loc_;
   std::unordered_map<int64_t, const Value*> pending_weights_;
-  std::unordered_set<int> written_outputs_;
+  std::unordered_map<int64_t, int64_t> output_home_;  // storage -> the output buffer it was planned into
   std::vector<bool> mutated_;
   std::vector<uint8_t> blob_;
   std::ostringstream kernels_, steps_, calls_, host_;

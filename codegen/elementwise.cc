@@ -5,7 +5,7 @@
 #include <unordered_set>
 
 #include "codegen/c_types.h"
-#include "passes/type_promotion.h"
+#include "ir/type_promotion.h"
 
 namespace atenaot {
 namespace {

@@ -70,13 +70,14 @@ StatusOr<std::string> ReadFileBytes(const std::string& path, const std::string& 
   return out;
 }
 
-Status WriteFile(const std::string& path, const std::string& bytes) {
+Status WriteFile(const std::string& path, const std::string& bytes, const std::string& what) {
+  const std::string named = (what.empty() ? "" : what + " ") + "'" + path + "'";
   Fd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (fd.get() < 0) return IoError("cannot write '" + path + "': " + std::strerror(errno));
+  if (fd.get() < 0) return IoError("cannot write " + named + ": " + std::strerror(errno));
   for (size_t done = 0; done < bytes.size();) {
     ssize_t n = write(fd.get(), bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return IoError("failed writing '" + path + "': " + std::strerror(errno));
+    if (n < 0) return IoError("failed writing " + named + ": " + std::strerror(errno));
     done += static_cast<size_t>(n);
   }
   return Status::Ok();

@@ -23,8 +23,9 @@ constexpr int64_t kDefaultMaxFileBytes = int64_t{16} << 30;
 int64_t MaxFileBytes();
 void SetMaxFileBytes(int64_t bytes);
 
-// Writes `bytes` to path (created or truncated).
-Status WriteFile(const std::string& path, const std::string& bytes);
+// Writes `bytes` to path (created or truncated); `what` names the file's
+// role in messages ("cannot write .npy file 'x': ...").
+Status WriteFile(const std::string& path, const std::string& bytes, const std::string& what = "");
 
 // Creates dir and its missing parents (like mkdir -p).
 Status MakeDirs(const std::string& dir);

@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 
 namespace atenaot {
@@ -197,12 +196,7 @@ std::string SerializeNpy(const NpyArray& a) {
 
 Status WriteNpy(const std::string& path, const NpyArray& a) {
   if (!DescrFor(a.dtype)) return Unsupported(std::string("cannot write dtype ") + DTypeName(a.dtype) + " to .npy");
-  std::ofstream f(path, std::ios::binary);
-  if (!f) return IoError("cannot write .npy file '" + path + "'");
-  std::string s = SerializeNpy(a);
-  f.write(s.data(), static_cast<std::streamsize>(s.size()));
-  if (!f) return IoError("failed writing .npy file '" + path + "'");
-  return Status::Ok();
+  return WriteFile(path, SerializeNpy(a), ".npy file");
 }
 
 }  // namespace atenaot

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 namespace atenaot {
@@ -48,14 +47,15 @@ class Reader {
 }  // namespace
 
 Status WriteWeightsFile(const std::string& path, const std::unordered_map<std::string, WeightData>& weights) {
-  std::vector<std::string> keys;
-  for (const auto& kv : weights) keys.push_back(kv.first);
-  std::sort(keys.begin(), keys.end());  // deterministic files
+  std::vector<const std::pair<const std::string, WeightData>*> entries;
+  for (const auto& kv : weights) entries.push_back(&kv);
+  std::sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->first < b->first; });  // deterministic files
   std::string out(kMagic, 4);
   Put<uint32_t>(&out, kVersion);
-  Put<uint32_t>(&out, static_cast<uint32_t>(keys.size()));
-  for (const std::string& k : keys) {
-    const WeightData& w = weights.at(k);
+  Put<uint32_t>(&out, static_cast<uint32_t>(entries.size()));
+  for (const auto* e : entries) {
+    const std::string& k = e->first;
+    const WeightData& w = e->second;
     const size_t entry = out.size();
     Put<uint32_t>(&out, static_cast<uint32_t>(k.size()));
     out += k;
@@ -66,11 +66,7 @@ Status WriteWeightsFile(const std::string& path, const std::unordered_map<std::s
     out.append(reinterpret_cast<const char*>(w.bytes.data()), w.bytes.size());
     Put<uint32_t>(&out, aot__crc32(0, out.data() + entry, out.size() - entry));
   }
-  std::ofstream f(path, std::ios::binary);
-  if (!f) return IoError("cannot write weights file '" + path + "'");
-  f.write(out.data(), static_cast<std::streamsize>(out.size()));
-  if (!f) return IoError("failed writing weights file '" + path + "'");
-  return Status::Ok();
+  return WriteFile(path, out, "weights file");
 }
 
 StatusOr<std::unordered_map<std::string, WeightData>> ReadWeightsFile(const std::string& path) {

@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "passes/type_promotion.h"
+#include "ir/type_promotion.h"
 
 namespace atenaot {
 namespace {
@@ -92,7 +92,8 @@ class ValueMap {
     const size_t k = static_cast<size_t>(v->id());
     return k < present_.size() && present_[k];
   }
-  const T& at(const Value* v) const { return items_[static_cast<size_t>(v->id())]; }
+  // nullptr when v has no entry (callers turn that into an internal error).
+  const T* find(const Value* v) const { return contains(v) ? &items_[static_cast<size_t>(v->id())] : nullptr; }
 
  private:
   std::deque<T> items_;
@@ -242,7 +243,7 @@ class Functionalizer {
 
   // In-place results alias their target exactly: reads and writes go to it.
   Value* Canonical(Value* v) {
-    while (alias_of_.contains(v)) v = alias_of_.at(v);
+    for (Value* const* to = alias_of_.find(v); to; to = alias_of_.find(v)) v = *to;
     return v;
   }
 
@@ -463,9 +464,17 @@ class Functionalizer {
   }
 
   // Makes `val` the new content of `a` and updates a's root.
+  // Every value gets an alias record when defined (step 1): a missing one is
+  // an atenaot bug, reported with the value's name.
+  StatusOr<AliasRec> RecordOf(const Value* v) const {
+    const AliasRec* rec = recs_.find(v);
+    AOT_INTERNAL_CHECK(rec, "functionalize: no alias record for %" + v->name());
+    return *rec;
+  }
+
   Status WriteBack(Value* a, Value* val) {
     a = Canonical(a);
-    AliasRec rec = recs_.at(a);
+    AOT_ASSIGN_OR_RETURN(AliasRec rec, RecordOf(a));
     RootState& rs = roots_[rec.root];
     if (rs.is_weight)
       return Unsupported("the program writes to weight %" + rec.root->name() +
@@ -475,8 +484,9 @@ class Functionalizer {
       return Unsupported("the op writes into overlapping memory (%" + a->name() + " is " + a->meta().ToString() +
                          ", e.g. an expanded tensor); the result would depend on write order");
     Value* cur = a;
-    while (recs_.at(cur).parent) {
-      AliasRec r = recs_.at(cur);
+    for (;;) {
+      AOT_ASSIGN_OR_RETURN(AliasRec r, RecordOf(cur));
+      if (!r.parent) break;
       const ViewStep& st = steps_[static_cast<size_t>(r.step)];
       if (st.kind == ViewKind::kOther || st.kind == ViewKind::kAsStrided) {
         // No inverse known, or as_strided (absolute offsets): scatter straight into the root.
@@ -496,7 +506,8 @@ class Functionalizer {
       AOT_ASSIGN_OR_RETURN(val, Inverse(pcur, val, st, r.parent->meta(), r.root));
       cur = r.parent;
     }
-    RootState& root = roots_[recs_.at(cur).root];
+    AOT_ASSIGN_OR_RETURN(AliasRec top, RecordOf(cur));
+    RootState& root = roots_[top.root];
     root.current = val;
     ++root.version;
     root.mutated = true;
@@ -590,7 +601,7 @@ class Functionalizer {
     const int j = AliasedArg(n);
     Value* in = Canonical(n->input(j));
     AOT_ASSIGN_OR_RETURN(Value* p, Current(in));
-    const AliasRec parent_rec = recs_.at(in);
+    AOT_ASSIGN_OR_RETURN(const AliasRec parent_rec, RecordOf(in));
     std::vector<int> step_ids;
     for (int k = 0; k < static_cast<int>(n->outputs().size()); ++k) {
       AOT_ASSIGN_OR_RETURN(ViewStep st, MakeStep(n, k, in));

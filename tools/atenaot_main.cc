@@ -31,14 +31,16 @@
 
 #include "capture/load_model.h"
 #include "interp/run_arrays.h"
+#include "io/compare.h"
 #include "io/files.h"
 #include "io/npy.h"
 #include "atenaot.h"
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
 #include "codegen/c_text.h"
+#include "codegen/c_types.h"
 #include "codegen/build_cuda_library.h"
-#include "codegen/compile_graph.h"
+#include "driver/compile_graph.h"
 #include "ir/clone.h"
 #include "ir/printer.h"
 #include "io/weights_file.h"
@@ -46,6 +48,7 @@
 #include "passes/pipeline.h"
 #include "plan/memory_plan.h"
 #include "schema/dispatcher_schemas.h"
+#include "tools/opt_command.h"
 #include "tools/progress.h"
 
 namespace atenaot {
@@ -59,6 +62,7 @@ usage: atenaot <command> [options]
 
 commands:
   dump   print a model's IR at a pipeline stage
+  opt    run a list of registered passes on a model and print its IR
   run    run a model with the reference interpreter and write .npy results
   plan   plan the model's memory into one arena and report it against the
          lower bound, no reuse and LibTorch eager's peak
@@ -354,22 +358,6 @@ StatusOr<std::unique_ptr<Graph>> Compile(const Options& o, const std::vector<Npy
   return g;
 }
 
-// Element k as a double (exact for every integer ATen stores in .npy files
-// up to 2^53, which is what comparisons of test results need).
-bool ElementAsDouble(const NpyArray& a, int64_t k, double* v) {
-  const uint8_t* p = a.data.data() + k * DTypeSize(a.dtype);
-  switch (a.dtype) {
-    case DType::kFloat32: { float f; std::memcpy(&f, p, 4); *v = f; return true; }
-    case DType::kFloat64: std::memcpy(v, p, 8); return true;
-    case DType::kInt64: { int64_t x; std::memcpy(&x, p, 8); *v = static_cast<double>(x); return true; }
-    case DType::kInt32: { int32_t x; std::memcpy(&x, p, 4); *v = x; return true; }
-    case DType::kInt16: { int16_t x; std::memcpy(&x, p, 2); *v = x; return true; }
-    case DType::kBool: case DType::kUInt8: *v = *p; return true;
-    case DType::kInt8: *v = static_cast<int8_t>(*p); return true;
-    default: return false;
-  }
-}
-
 void PrintArray(const std::string& label, const NpyArray& a) {
   std::cout << label << ": " << DTypeName(a.dtype) << "[";
   for (size_t i = 0; i < a.shape.size(); ++i) std::cout << (i ? "," : "") << a.shape[i];
@@ -394,11 +382,7 @@ Status Dump(const Options& o) {
   }
   // Weights first: a failure leaves no IR file that points at missing weights.
   if (!g->weight_values().empty()) AOT_RETURN_IF_ERROR(WriteWeightsFile(o.output_file + ".weights", g->weights()));
-  std::ofstream f(o.output_file);
-  if (!f) return IoError("cannot write '" + o.output_file + "'");
-  f << text;
-  if (!f) return IoError("failed writing '" + o.output_file + "'");
-  return Status::Ok();
+  return WriteFile(o.output_file, text);
 }
 
 Status Run(const Options& o) {
@@ -568,34 +552,6 @@ Status AbiCheck(aot_status s, const char* what) {
   return InvalidArgument(std::string(what) + ": " + aot_status_name(s) + ": " + aot_last_error());
 }
 
-StatusOr<aot_dtype> AbiDTypeOf(DType t) {
-  switch (t) {
-    case DType::kFloat32: return AOT_FLOAT32;
-    case DType::kFloat64: return AOT_FLOAT64;
-    case DType::kInt32: return AOT_INT32;
-    case DType::kInt64: return AOT_INT64;
-    case DType::kBool: return AOT_BOOL;
-    case DType::kUInt8: return AOT_UINT8;
-    case DType::kInt8: return AOT_INT8;
-    case DType::kInt16: return AOT_INT16;
-    default: return Unsupported(std::string("dtype ") + DTypeName(t) + " cannot cross the C ABI");
-  }
-}
-
-StatusOr<DType> DTypeOfAbi(aot_dtype t) {
-  switch (t) {
-    case AOT_FLOAT32: return DType::kFloat32;
-    case AOT_FLOAT64: return DType::kFloat64;
-    case AOT_INT32: return DType::kInt32;
-    case AOT_INT64: return DType::kInt64;
-    case AOT_BOOL: return DType::kBool;
-    case AOT_UINT8: return DType::kUInt8;
-    case AOT_INT8: return DType::kInt8;
-    case AOT_INT16: return DType::kInt16;
-  }
-  return Internal("unknown aot_dtype");
-}
-
 aot_tensor Describe(NpyArray& a, aot_dtype dt) {
   aot_tensor t{};
   t.data = a.data.data();
@@ -656,54 +612,6 @@ Status Show(const Options& o) {
   return Status::Ok();
 }
 
-// torch.testing's default (rtol, atol) for a floating dtype.
-std::pair<double, double> DefaultTolerances(DType t) {
-  if (t == DType::kFloat64) return {1e-7, 1e-7};
-  if (t == DType::kFloat16) return {1e-3, 1e-5};
-  return {1.3e-6, 1e-5};
-}
-
-// Empty when equal, else why not. atol is relative to the array's scale
-// (its largest finite |expected|); negative tolerances mean the defaults.
-std::string CompareArrays(const NpyArray& e, const NpyArray& a, double rtol, double atol) {
-  if (e.dtype != a.dtype) return std::string("dtype ") + DTypeName(a.dtype) + " != expected " + DTypeName(e.dtype);
-  if (e.shape != a.shape) return "shape differs";
-  const bool floating = IsFloatingPoint(e.dtype);
-  const int64_t item = DTypeSize(e.dtype);
-  int64_t bad = 0;
-  if (!floating) {  // integers and bools: the bytes must match (exact for all of int64)
-    for (int64_t k = 0; k < e.numel(); ++k)
-      if (std::memcmp(e.data.data() + k * item, a.data.data() + k * item, static_cast<size_t>(item)) != 0) ++bad;
-    return bad == 0 ? "" : std::to_string(bad) + " of " + std::to_string(e.numel()) + " elements differ";
-  }
-  const auto defaults = DefaultTolerances(e.dtype);
-  if (rtol < 0) rtol = defaults.first;
-  if (atol < 0) atol = defaults.second;
-  std::vector<double> xs(static_cast<size_t>(e.numel())), ys(xs.size());
-  double scale = 0;
-  for (int64_t k = 0; k < e.numel(); ++k) {
-    if (!ElementAsDouble(e, k, &xs[static_cast<size_t>(k)]) || !ElementAsDouble(a, k, &ys[static_cast<size_t>(k)]))
-      return "dtype cannot be compared";
-    if (std::isfinite(xs[static_cast<size_t>(k)])) scale = std::max(scale, std::fabs(xs[static_cast<size_t>(k)]));
-  }
-  if (scale == 0) scale = 1;
-  double worst = 0;  // over all elements, not only the failing ones
-  int64_t worst_at = -1;
-  for (size_t k = 0; k < xs.size(); ++k) {
-    const double x = xs[k], y = ys[k];
-    if ((std::isnan(x) && std::isnan(y)) || x == y) continue;  // equal infinities included
-    const double diff = std::fabs(y - x);
-    if (!(diff <= worst) && !std::isnan(worst)) { worst = diff; worst_at = static_cast<int64_t>(k); }
-    if (diff <= atol * scale + rtol * std::fabs(x)) continue;  // false for NaN and inf mismatches
-    ++bad;
-  }
-  if (bad == 0) return "";
-  std::ostringstream os;
-  os << bad << " of " << e.numel() << " elements differ (max abs diff " << worst << " at element " << worst_at
-     << "; scale " << scale << ", allowed " << atol << " * scale + " << rtol << " * |expected|)";
-  return os.str();
-}
-
 StatusOr<bool> CompareCommand(const Options& o) {
   if (o.positional.size() != 2) return InvalidArgument("compare needs EXPECTED and ACTUAL");
   std::vector<std::pair<std::string, std::string>> pairs;
@@ -752,6 +660,10 @@ int Main(int argc, char** argv) {
     std::cout << "atenaot " << kVersion << "\n";
     return 0;
   }
+  if (argc >= 2 && std::strcmp(argv[1], "opt") == 0) {  // its own options (tools/opt_command.h)
+    Status opt = OptCommand(std::vector<std::string>(argv + 2, argv + argc));
+    return opt.ok() ? 0 : Fail(opt);
+  }
   Status s = ParseArgs(argc, argv, &o);
   if (!s.ok()) return Fail(s);
   const std::map<std::string, std::pair<const char*, Status (*)(const Options&)>> commands = {
@@ -768,15 +680,19 @@ int Main(int argc, char** argv) {
       std::cout << kMainHelp;
       return 0;
     }
+    if (topic == "opt") {
+      std::cout << OptHelp();
+      return 0;
+    }
     auto it = commands.find(topic);
     if (it == commands.end())
-      return Fail(InvalidArgument("no help for unknown command '" + topic + "' (commands: dump, run, plan, compile, exec, show, compare)"));
+      return Fail(InvalidArgument("no help for unknown command '" + topic + "' (commands: dump, opt, run, plan, compile, exec, show, compare)"));
     std::cout << it->second.first;
     return 0;
   }
   auto it = commands.find(o.command);
   if (it == commands.end())
-    return Fail(InvalidArgument("unknown command '" + o.command + "' (commands: dump, run, plan, compile, exec, show, compare)"));
+    return Fail(InvalidArgument("unknown command '" + o.command + "' (commands: dump, opt, run, plan, compile, exec, show, compare)"));
   if (o.help) {
     std::cout << it->second.first;
     return 0;

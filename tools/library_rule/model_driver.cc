@@ -10,24 +10,11 @@
 #include <cstring>
 #include <memory>
 
+#include "codegen/c_types.h"
 #include "io/files.h"
 
 namespace atenaot {
 namespace {
-
-// The npy dtype that carries each C ABI dtype.
-DType DTypeOf(aot_dtype t) {
-  switch (t) {
-    case AOT_FLOAT64: return DType::kFloat64;
-    case AOT_INT32: return DType::kInt32;
-    case AOT_INT64: return DType::kInt64;
-    case AOT_BOOL: return DType::kBool;
-    case AOT_UINT8: return DType::kUInt8;
-    case AOT_INT8: return DType::kInt8;
-    case AOT_INT16: return DType::kInt16;
-    default: return DType::kFloat32;
-  }
-}
 
 std::string ShapeText(const int64_t* sizes, size_t n) {
   std::string s = "[";
@@ -122,10 +109,11 @@ StatusOr<std::vector<NpyArray>> ReadArrays(const std::vector<std::string>& paths
 }
 
 StatusOr<aot_tensor> DescribeFor(NpyArray& a, const aot_tensor_info& info, const std::string& what) {
-  if (a.dtype != DTypeOf(info.dtype) || static_cast<int32_t>(a.shape.size()) != info.ndim ||
+  AOT_ASSIGN_OR_RETURN(DType want, DTypeOfAbi(info.dtype));
+  if (a.dtype != want || static_cast<int32_t>(a.shape.size()) != info.ndim ||
       !std::equal(a.shape.begin(), a.shape.end(), info.sizes))
     return InvalidArgument(what + " is " + DTypeName(a.dtype) + ShapeText(a.shape.data(), a.shape.size()) +
-                           ", the model takes " + DTypeName(DTypeOf(info.dtype)) +
+                           ", the model takes " + DTypeName(want) +
                            ShapeText(info.sizes, static_cast<size_t>(info.ndim)));
   aot_tensor t{};
   t.data = a.data.data();
@@ -145,7 +133,7 @@ StatusOr<std::vector<NpyArray>> OutputArrays(const aot_compiled_model& m) {
   for (size_t k = 0; k < m.num_outputs; ++k) {
     const aot_tensor_info& info = m.outputs[k];
     NpyArray a;
-    a.dtype = DTypeOf(info.dtype);
+    AOT_ASSIGN_OR_RETURN(a.dtype, DTypeOfAbi(info.dtype));
     a.shape.assign(info.sizes, info.sizes + info.ndim);
     a.data.assign(static_cast<size_t>(a.numel() * DTypeSize(a.dtype)), 0);
     out.push_back(std::move(a));

@@ -1,4 +1,4 @@
-#include "passes/type_promotion.h"
+#include "ir/type_promotion.h"
 
 #include <optional>
 

@@ -1,5 +1,6 @@
 // The compile path from an imported graph to C source, in one place:
-// functionalize + reinplace (pipeline stage `reinplaced`), decompose, exact
+// functionalize + reinplace (pipeline stage `reinplaced`) and decompose, all
+// registry passes (passes/pass_registry.def), exact
 // layouts from a sample run (`annotate`, supplied by the caller because it
 // needs LibTorch), fusion, kernel buffer reuse, memory planning, C codegen.
 #pragma once

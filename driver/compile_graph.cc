@@ -1,10 +1,9 @@
-#include "codegen/compile_graph.h"
+#include "driver/compile_graph.h"
 
 #include <chrono>
 
 #include "codegen/fold_batch_norm.h"
 #include "codegen/kernel_scratch.h"
-#include "passes/decompose.h"
 
 namespace atenaot {
 
@@ -27,8 +26,15 @@ auto Timed(const PipelineOptions& popts, const char* what, F&& body) {
 StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                     const std::string& algorithm, const PipelineOptions& popts, int64_t alignment,
                                     bool schedule, const CodegenOptions& kernels) {
-  AOT_RETURN_IF_ERROR(RunPipeline(g, Stage::kReinplaced, ops, popts));  // its own per-pass lines
-  AOT_RETURN_IF_ERROR(Timed(popts, "decompose", [&] { return Decompose(g, ops); }));
+  // The reinplaced stage, then decompose: registry passes, each timed, verified and checked.
+  std::vector<std::string> names = PassesForStage(Stage::kReinplaced);
+  names.push_back("decompose");
+  std::vector<PassSpec> passes;
+  for (const std::string& name : names) {
+    AOT_ASSIGN_OR_RETURN(PassSpec spec, MakePassSpec(name));
+    passes.push_back(std::move(spec));
+  }
+  AOT_RETURN_IF_ERROR(RunPasses(g, passes, ops, popts));
   AOT_RETURN_IF_ERROR(Timed(popts, "annotate", [&] { return annotate(g); }));  // the sample run
   Timed(popts, "fold batch_norm", [&] { return FoldBatchNormIntoConv(g); });
   std::unordered_set<const Value*> fused;

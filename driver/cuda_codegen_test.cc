@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/build_cuda_library.h"
-#include "codegen/compile_graph.h"
+#include "driver/compile_graph.h"
 #include "codegen/kernel_util.h"
 #include "ir/parser.h"
 #include "ir/test_op_table.h"
