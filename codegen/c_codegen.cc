@@ -738,12 +738,13 @@ class CEmitter final : public KernelLowering {
 
   // A float* expression for n's scratch: the buffer the planner placed for
   // it (PlanForCodegen with KernelScratchBytes), as large as `lg` needs.
-  StatusOr<std::string> Scratch(const Node* n, const LibraryGemm& lg) {
+  StatusOr<std::string> Scratch(const Node* n, const LibraryGemm& lg) { return Scratch(n, lg.ScratchBytes(), "float"); }
+  StatusOr<std::string> Scratch(const Node* n, int64_t bytes, const std::string& ctype) {
     auto it = scratch_.find(n);
-    if (it == scratch_.end() || it->second.second < lg.ScratchBytes())
-      return Internal("the memory plan lacks the " + std::to_string(lg.ScratchBytes()) + " B of kernel scratch of " +
+    if (it == scratch_.end() || it->second.second < bytes)
+      return Internal("the memory plan lacks the " + std::to_string(bytes) + " B of kernel scratch of " +
                       NodeText(n) + " (plan with KernelScratchBytes for the same options)");
-    return "(float*)(arena + " + std::to_string(it->second.first) + ")";
+    return "(" + ctype + "*)(arena + " + std::to_string(it->second.first) + ")";
   }
 
   // aot__sgemm's call with `args` (up to the epilogue), split over threads
@@ -1211,7 +1212,8 @@ class CEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::string pv, Ptr(vals));
     AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
     const std::string st = std::to_string(x->meta().strides[sa.dim]), n_s = std::to_string(len);
-    body_ << "  int64_t* const ia = (int64_t*)" << Scratch(4 * std::max<int64_t>(len, 1)) << ";\n"
+    AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(n, SortScratchBytes(n), "int64_t"));
+    body_ << "  int64_t* const ia = " << scratch << ";\n"
           << "  int64_t* const ib = ia + " << len << ";\n";
     // p strictly before q: greater (descending) or smaller, NaN largest.
     const std::string before = sa.descending ? "(p > q || (p != p && q == q))" : "(p < q || (p == p && q != q))";

@@ -81,6 +81,13 @@ LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
   return lg;
 }
 
+int64_t SortScratchBytes(const Node* n) {
+  auto sa = SortArguments(n);
+  const std::vector<int64_t>& xs = n->input(0)->meta().sizes;
+  const int64_t len = sa.ok() && sa->dim < xs.size() ? xs[sa->dim] : 1;
+  return 2 * 8 * std::max<int64_t>(len, 1);
+}
+
 NodeBytes KernelScratchBytes(const Graph& g, const CodegenOptions& o) {
   NodeBytes out;
   for (const Node* n : g.nodes()) {
@@ -91,6 +98,9 @@ NodeBytes KernelScratchBytes(const Graph& g, const CodegenOptions& o) {
       if (ms.ok()) lg = MatmulGemm(g, *ms, o);
     } else if (kind == KernelKind::kConv2d) {
       lg = Conv2dGemm(g, n, o);
+    } else if (kind == KernelKind::kSort) {
+      out[n] = SortScratchBytes(n);
+      continue;
     }
     if (lg.ScratchBytes() > 0) out[n] = lg.ScratchBytes();
   }

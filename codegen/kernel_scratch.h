@@ -38,6 +38,10 @@ LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o);
 // bytes, else nullptr (what the kernel library can prepack).
 const WeightData* ConstF32Weight(const Graph& g, const Value* v);
 
+// sort/topk: two int64 arrays of positions along the sorted dim (the merge
+// sort's source and destination).
+int64_t SortScratchBytes(const Node* n);
+
 // Per node, the scratch bytes its kernel needs (only nodes that need some):
 // pass to the planner, so the emitter finds each node's planned region.
 NodeBytes KernelScratchBytes(const Graph& g, const CodegenOptions& o);
