@@ -882,7 +882,7 @@ std::vector<SuiteProgram> Build() {
         return {b};
       },
       Randn(251, {{3, 4}}));
-  reject("transpose_inplace_then_write", "aten::t_ changes a tensor's shape or strides in place",
+  add("transpose_inplace_then_write",
       [](const Ts& in) -> Ts {
         T b = in[0] * 1;
         T v = b.view({-1});
@@ -1026,6 +1026,76 @@ std::vector<SuiteProgram> Build() {
       Seeded(273, [] {
         return Ts{at::randint(-5, 5, {4, 3}, at::kLong), at::randint(-5, 5, {3}, at::kLong)};
       }));
+  // ---------------------------------------------------------------------
+  // What PyTorch's functionalize accepts (issue 14 item 7): in-place metadata
+  // ops, out= arguments resized, programs without tensor inputs.
+  add("metadata_inplace_chain_then_write",
+      [](const Ts& in) -> Ts {
+        T b = in[0] * 2;
+        T v = b.view({-1});
+        b.t_();
+        b.unsqueeze_(0);
+        b.squeeze_(0);
+        b.swapdims_(0, 1);
+        b.transpose_(0, 1);
+        b.select(0, 1).add_(1);
+        return {b, v * 1};
+      },
+      Randn(400, {{2, 3}}));
+  add("as_strided_inplace_then_write",
+      [](const Ts& in) -> Ts {
+        T c = in[0] + 1;
+        T v = c.view({-1});
+        c.as_strided_({2, 2}, {1, 3}, 1);
+        c.mul_(-2);
+        return {c * 1, v * 1};
+      },
+      Randn(401, {{2, 3}}));
+  add("metadata_inplace_on_view_of_input",
+      [](const Ts& in) -> Ts {
+        T v = in[0].view({3, 2});
+        v.t_();
+        v.unsqueeze_(2);
+        v.add_(in[1].unsqueeze(2));
+        return {v};
+      },
+      Randn(402, {{2, 3}, {2, 3}}));
+  reject("metadata_inplace_on_input", "aten::t_ changed the shape or strides of %0, a graph input",
+      [](const Ts& in) -> Ts {
+        in[0].t_();
+        return {in[0] * 1};
+      },
+      Randn(403, {{2, 3}}));
+  add("out_resized_add_with_cast",
+      [](const Ts& in) -> Ts {
+        T o = at::empty({0}, at::kDouble);
+        at::add_out(o, in[0], in[1]);
+        return {o * 2, o};
+      },
+      Randn(404, {{2, 3}, {3}}));
+  add("out_resized_cat_then_write",
+      [](const Ts& in) -> Ts {
+        T o = at::empty({0});
+        at::cat_out(o, {in[0], in[1]}, 0);
+        o.select(1, 0).fill_(3);
+        return {o};
+      },
+      Randn(405, {{2, 3}, {1, 3}}));
+  add("out_resized_transposed_operands",
+      [](const Ts& in) -> Ts {
+        T o = at::empty({0});
+        at::mul_out(o, in[0].t(), in[1].t());
+        return {o + 1};
+      },
+      Randn(406, {{3, 4}, {3, 4}}));
+  add("no_tensor_inputs_factories",
+      [](const Ts&) -> Ts {
+        T a = at::arange(6, at::kFloat).view({2, 3});
+        T b = at::ones({2, 3}) * 2;
+        a.add_(b);
+        return {a, a.sum()};
+      },
+      Randn(407, {}));
   // ---------------------------------------------------------------------
   // Composite ops the C backend gets through the decompose pass.
   add("composite_stack_baddbmm_mv_dot",
