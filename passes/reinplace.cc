@@ -183,7 +183,8 @@ class Reinplacer {
     // (1c) and (2b): a, or an alias of it, read again by this node.
     std::vector<Value*> ins = n->InputValues();
     for (size_t k = 1; k < ins.size(); ++k)
-      if (ins[k] == a || Find(ins[k]->meta().storage) == cls) return Status::Ok();
+      if (ins[k] == a || (Find(ins[k]->meta().storage) == cls && (scatter || !SameElements(op, ins[k], a))))
+        return Status::Ok();
     // (1b) weights never; inputs only when restored at the end anyway.
     if (c.weight) return Status::Ok();
     bool into_input = !c.inputs.empty();
@@ -268,12 +269,27 @@ class Reinplacer {
     return args;
   }
 
+  // An elementwise op reading `other`, an alias of `a` laid out exactly like
+  // it (the same view of the same memory, as torch.fx allows): each element
+  // is read at the index it is then written, so writing `a` in place is
+  // safe. Any other overlap is not (rule 1c).
+  static bool SameElements(const OpInfo& op, const Value* other, const Value* a) {
+    static const std::unordered_set<std::string> kElementwise = {
+        "add", "sub", "mul", "div", "true_divide", "floor_divide", "pow", "float_power", "atan2", "remainder",
+        "fmod", "hypot", "copysign", "xlogy", "nextafter", "heaviside", "ldexp", "lerp", "addcmul", "addcdiv",
+        "clamp", "clamp_min", "clamp_max", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
+        "logical_or", "logical_xor", "masked_fill"};
+    return kElementwise.count(op.schema.name) && other->meta().dtype == a->meta().dtype &&
+           other->meta().sizes == a->meta().sizes && SameLayout(other->meta(), a->meta());
+  }
+
   // Whether `from`'s readers may read `to` instead: the same layout, or no
-  // reader that depends on it (views; as_strided's offset is absolute).
+  // reader that depends on it (views; as_strided's offset is absolute). The
+  // caller reads a returned value's elements, whatever its layout.
   static bool ViewsStillValid(const Value* from, const Value* to) {
     if (SameLayout(to->meta(), from->meta())) return true;
     for (const Use& u : from->uses())
-      if (!u.user || u.user->op().IsView() || u.user->op().schema.name.find("as_strided") != std::string::npos)
+      if (u.user && (u.user->op().IsView() || u.user->op().schema.name.find("as_strided") != std::string::npos))
         return false;
     return true;
   }

@@ -1097,6 +1097,39 @@ std::vector<SuiteProgram> Build() {
       },
       Randn(407, {}));
   // ---------------------------------------------------------------------
+  // What torch.fx's reinplace does (issue 14 item 8): an elementwise op whose
+  // other operand is the same view as self; scatters into an as_strided view
+  // of an intermediate.
+  add("elementwise_with_same_view_operand",
+      [](const Ts& in) -> Ts {
+        T t = in[0] * 2;
+        T u = t.add(t.view({-1}));
+        T w = u.view({2, 3});
+        T z = w.mul(w.view({2, 3}));
+        return {z, in[0] * 1};
+      },
+      Randn(410, {{6}}));
+  for (int64_t offset : {0, 1})
+    for (int64_t slot : {0, 1})
+      add("select_scatter_into_as_strided_mirror_" + std::to_string(offset) + "_" + std::to_string(slot),
+          [offset, slot](const Ts& in) -> Ts {
+            T a = in[0].clone();
+            T c = a.select(1, 1).select(0, 1);
+            T c_updated = c.add(1);
+            T mirror = a.as_strided({4}, {4}, offset);
+            return {at::select_scatter(mirror, c_updated, 0, slot)};
+          },
+          Randn(411, {{4, 4}}));
+  add("write_through_select_of_as_strided_view",
+      [](const Ts& in) -> Ts {
+        T x = in[0] * 2;
+        T b = x.as_strided({2, 3}, {4, 1}, 1);
+        b.select(0, 1).add_(1);
+        b.narrow(1, 0, 2).mul_(3);
+        return {x};
+      },
+      Randn(412, {{4, 4}}));
+  // ---------------------------------------------------------------------
   // Composite ops the C backend gets through the decompose pass.
   add("composite_stack_baddbmm_mv_dot",
       [](const Ts& in) -> Ts {
