@@ -258,9 +258,42 @@ class Reinplacer {
     const OpInfo& op = s->op();
     if (!op.scatter_view || !s->input(0) || !s->input(1)) return false;
     if (Find2(s->input(0)->meta().storage) != cls) return false;
-    if (!chain.count(s->input(1))) return false;
+    if (!chain.count(s->input(1)) && !IsReshapeOfChain(s->input(1), chain)) return false;
     TensorMeta view = ScatterViewMeta(*op.scatter_view, ViewArgs(s), s->input(0)->meta());
-    return view.dtype == written.dtype && SameLayout(view, written);
+    return view.dtype == written.dtype && SameWalk(view, written);
+  }
+
+  // v = view(x, sizes) (or another reshaping view) of a chain value x: the
+  // same elements in the same row-major order (functionalize writes a 0-dim
+  // select back through view(add, [])).
+  static bool IsReshapeOfChain(const Value* v, const std::unordered_set<const Value*>& chain) {
+    static const std::unordered_set<std::string> kReshapes = {"view", "_unsafe_view", "reshape", "squeeze",
+                                                              "unsqueeze", "flatten"};
+    const Node* p = v->producer();
+    return p && p->input(0) && chain.count(p->input(0)) && kReshapes.count(p->op().schema.name) &&
+           p->outputs().size() == 1 && v->meta().storage == p->input(0)->meta().storage &&
+           v->meta().numel() == p->input(0)->meta().numel();
+  }
+
+  // Whether two layouts visit the same memory in the same row-major order:
+  // size-1 dimensions dropped and dimensions that continue each other merged.
+  static bool SameWalk(const TensorMeta& a, const TensorMeta& b) {
+    if (a.numel() != b.numel()) return false;
+    if (a.numel() == 0) return true;
+    auto walk = [](const TensorMeta& m) {
+      std::vector<std::pair<int64_t, int64_t>> d;  // (size, stride)
+      for (size_t i = 0; i < m.sizes.size(); ++i) {
+        if (m.sizes[i] == 1) continue;
+        if (!d.empty() && d.back().second == m.sizes[i] * m.strides[i]) {
+          d.back().first *= m.sizes[i];
+          d.back().second = m.strides[i];
+        } else {
+          d.push_back({m.sizes[i], m.strides[i]});
+        }
+      }
+      return d;
+    };
+    return a.offset == b.offset && walk(a) == walk(b);
   }
 
   std::vector<Arg> ViewArgs(const Node* scatter) const {
@@ -269,8 +302,8 @@ class Reinplacer {
     return args;
   }
 
-  // An elementwise op reading `other`, an alias of `a` laid out exactly like
-  // it (the same view of the same memory, as torch.fx allows): each element
+  // An elementwise op reading `other`, an alias of `a` with the same sizes,
+  // strides and offset (the same view of the same memory, as torch.fx allows): each element
   // is read at the index it is then written, so writing `a` in place is
   // safe. Any other overlap is not (rule 1c).
   static bool SameElements(const OpInfo& op, const Value* other, const Value* a) {
@@ -279,8 +312,11 @@ class Reinplacer {
         "fmod", "hypot", "copysign", "xlogy", "nextafter", "heaviside", "ldexp", "lerp", "addcmul", "addcdiv",
         "clamp", "clamp_min", "clamp_max", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
         "logical_or", "logical_xor", "masked_fill"};
-    return kElementwise.count(op.schema.name) && other->meta().dtype == a->meta().dtype &&
-           other->meta().sizes == a->meta().sizes && SameLayout(other->meta(), a->meta());
+    // Strides compared exactly, size-1 dimensions too: LibTorch refuses an
+    // in-place op whose operand overlaps its output in any other way.
+    const TensorMeta &o = other->meta(), &m = a->meta();
+    return kElementwise.count(op.schema.name) && o.dtype == m.dtype && o.sizes == m.sizes && o.strides == m.strides &&
+           o.offset == m.offset;
   }
 
   // Whether `from`'s readers may read `to` instead: the same layout, or no

@@ -850,12 +850,12 @@ class Generator {
         return true;
       }
       case kInplace:
-        if (rng_.Chance(opts_.refusal_probability / 4)) {  // t_: refused by design
+        if (rng_.Chance(opts_.refusal_probability / 4)) {  // t_: a view; refused on a graph input itself
           int a = PickId([&](int id) { return Tn(id).dim() == 2 && !info_[static_cast<size_t>(id)].is_const; });
           if (a < 0) return false;
           s->op = Op::kT_;
           s->in = {a};
-          *refusal = "changes a tensor's shape or strides in place";
+          if (a < static_cast<int>(p_.inputs.size())) *refusal = "a graph input, in place";
           return true;
         }
         return ProposeInplace(s, refusal);

@@ -1120,6 +1120,16 @@ std::vector<SuiteProgram> Build() {
             return {at::select_scatter(mirror, c_updated, 0, slot)};
           },
           Randn(411, {{4, 4}}));
+  // PyTorch's test_reinplace_scatter_op: functionalize writes the 0-dim
+  // select back through view(add, []), a reshape of the value written.
+  add("scatter_of_reshaped_result",
+      [](const Ts& in) -> Ts {
+        T a = in[0].clone();
+        T e = a.view({-1});
+        a.view({-1}).select(0, 0).view({-1}).add_(1);
+        return {a + e};
+      },
+      Randn(413, {{4}}));
   add("write_through_select_of_as_strided_view",
       [](const Ts& in) -> Ts {
         T x = in[0] * 2;
