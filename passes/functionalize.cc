@@ -754,7 +754,7 @@ class Functionalizer {
           // out= resizes its out tensor (contiguous, new memory) and writes the
           // result there: the result is a new tensor that replaces it.
           const std::string what = "op " + op.qualified_name + " resized its out argument";
-          AOT_RETURN_IF_ERROR(CheckResizable(target, what, /*grows=*/true));
+          AOT_RETURN_IF_ERROR(CheckResizable(target, what));
           // The resized out tensor is laid out as the twin lays out its result.
           TensorMeta rm = out->meta();
           rm.dtype = ListResultDType(args, twin_dtype);
@@ -817,11 +817,11 @@ class Functionalizer {
     return NewValue(c, 0, cm);
   }
 
-  // resize_ and resized out= arguments, as PyTorch's functionalize allows
-  // them: on a tensor the program made (an input's or weight's shape belongs
-  // to the caller), not on a view; growing reallocates, so no view of it may
-  // exist either.
-  Status CheckResizable(Value* target, const std::string& what, bool grows) {
+  // Growing resize_ and resized out= arguments, as PyTorch's functionalize
+  // allows them: on a tensor the program made (an input's or weight's memory
+  // belongs to the caller), not on a view; growing reallocates, so no view of
+  // it may exist either.
+  Status CheckResizable(Value* target, const std::string& what) {
     const RootState& rs = roots_[recs_.at(target).root];
     if (target->kind() == ValueKind::kInput || rs.is_weight)
       return Unsupported(what + " %" + target->name() + ", which belongs to the caller (a " +
@@ -829,7 +829,7 @@ class Functionalizer {
     if (recs_.at(target).parent)
       return Unsupported(what + " %" + target->name() + ", a view of %" + recs_.at(target).root->name() +
                          " (PyTorch's functionalize resizes only non-views too)");
-    if (grows && rs.has_views)
+    if (rs.has_views)
       return Unsupported(what + " %" + target->name() + ", which has views: growing moves its memory under them");
     return Status::Ok();
   }
@@ -844,13 +844,12 @@ class Functionalizer {
 
   // t_, transpose_, swapdims_, unsqueeze_, squeeze_, as_strided_ change only
   // sizes and strides: the result is the view their out-of-place twin makes
-  // (the importer points later reads of the tensor at the result).
+  // (the importer points later reads of the tensor at the result). On a graph
+  // input, as in PyTorch's functionalize, the caller's tensor keeps its sizes
+  // and strides; writes through the result still reach its memory.
   Status HandleMetadataWrite(Node* n, const OpInfo* twin) {
     Value* target = Canonical(n->input(0));
     const std::string what = "op " + n->op().qualified_name + " changed the shape or strides of %" + target->name();
-    if (target->kind() == ValueKind::kInput)
-      return Unsupported(what + ", a graph input, in place; a compiled program cannot change its caller's "
-                         "tensor: use the out-of-place " + twin->qualified_name);
     g_.SetOp(n, twin);
     AOT_RETURN_IF_ERROR(HandleView(n));
     retired_[target] = what;
@@ -865,19 +864,23 @@ class Functionalizer {
     Value* out = n->output();
     const TensorMeta& tm = target->meta();
     const TensorMeta& om = out->meta();
-    const bool grows = om.numel() > tm.numel();
     const std::string what = "op aten::resize_ resized";
-    AOT_RETURN_IF_ERROR(CheckResizable(target, what, grows));
-    if (!tm.IsContiguous() || tm.offset != 0)
-      return Unsupported(what + " %" + target->name() + ", which is not contiguous from offset 0 (" + tm.ToString() + ")");
-    AOT_ASSIGN_OR_RETURN(Value* cur, Current(target));
-    if (!grows) {
+    if (om.numel() <= tm.numel()) {
+      // The same memory from the same offset, contiguous: a view, on a view
+      // or an input too (whose caller keeps its own sizes, as with t_).
+      if (roots_[recs_.at(target).root].is_weight)
+        return Unsupported(what + " %" + target->name() + ", a weight (module state)");
       Node* v = Emit(as_strided_, {Arg::Of(n->input(0)), Arg::Of(Literal::IntList(om.sizes)),
-                                   Arg::Of(Literal::IntList(om.strides)), Arg::Of(Literal::Int(0))});
+                                   Arg::Of(Literal::IntList(om.strides)), Arg::Of(Literal::Int(om.offset))});
       NewValue(v, 0, om);
       g_.ReplaceAllUsesWith(out, v->output());
       AOT_RETURN_IF_ERROR(HandleView(v));
     } else {
+      AOT_RETURN_IF_ERROR(CheckResizable(target, what));
+      if (!tm.IsContiguous() || tm.offset != 0)
+        return Unsupported(what + " %" + target->name() + ", which is not contiguous from offset 0 (" +
+                           tm.ToString() + ")");
+      AOT_ASSIGN_OR_RETURN(Value* cur, Current(target));
       // view in mutations mode (the C backend lowers views, not view_copy).
       const OpInfo* reshape = opts_.remove_views ? view_copy_ : view_;
       TensorMeta flat = tm;

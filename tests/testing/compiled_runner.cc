@@ -141,7 +141,7 @@ std::string RunProgramCompiled(const SuiteProgram& p, const std::string& dir) {
   std::vector<at::Tensor> run_in = CloneKeepingAliasing(inputs);
   CompiledRun r = CompileAndRun(**g, run_in, dir);
   if (!r.error.empty()) return r.error;
-  std::string diff = CompareTensorLists(eager_out, r.outputs, "output") + CompareTensorLists(eager_in, run_in, "input-after");
+  std::string diff = CompareTensorLists(eager_out, r.outputs, "output") + CompareInputsAfter(eager_in, run_in);
   // The ABI must tell callers which inputs a run updates.
   for (size_t i = 0; i < inputs.size() && i < r.mutated.size(); ++i)
     if (!r.mutated[i] && !SameBytes(eager_in[i], inputs[i]))
