@@ -90,6 +90,7 @@ const std::vector<std::pair<std::string, std::string>> kKnownUnsupported = {
     {"aten::index_put_", "index_put with several index tensors"},
     {"aten::topk", "no C lowering for aten::topk"},
     {"aten::sort", "no C lowering for aten::sort"},
+    {"aten::block_diag", "no C lowering for aten::block_diag"},  // PyTorch's test_tensor_list_composite
 };
 
 std::string KnownRefusal(const std::string& error) {
