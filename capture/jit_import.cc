@@ -19,6 +19,10 @@ std::vector<at::Tensor> CloneKeepingAliasing(const std::vector<at::Tensor>& ts) 
   std::unordered_map<const c10::StorageImpl*, c10::Storage> copies;
   std::vector<at::Tensor> out;
   for (const at::Tensor& t : ts) {
+    if (!t.defined()) {  // None for an Optional[Tensor] input
+      out.push_back(t);
+      continue;
+    }
     const c10::StorageImpl* key = t.storage().unsafeGetStorageImpl();
     auto it = copies.find(key);
     if (it == copies.end()) {
@@ -81,7 +85,16 @@ class JitImporter {
     std::vector<at::Tensor> run_inputs = CloneKeepingAliasing(samples);
     for (size_t i = 0; i < n_in; ++i) {
       const jit::Value* jv = jg.inputs()[i + first];
-      if (!jv->type()->cast<c10::TensorType>())
+      auto opt = jv->type()->cast<c10::OptionalType>();
+      const bool optional_tensor = opt && opt->getElementType()->cast<c10::TensorType>();
+      if (!samples[i].defined()) {  // None for an Optional[Tensor]: folded in, no graph input
+        if (!optional_tensor)
+          return InvalidArgument("input " + std::to_string(i) + " is none, but graph input %" + jv->debugName() +
+                                 " has type " + jv->type()->str() + "; only Optional[Tensor] inputs can be None");
+        env_[jv] = c10::IValue();
+        continue;
+      }
+      if (!jv->type()->cast<c10::TensorType>() && !optional_tensor)
         return Unsupported("graph input %" + jv->debugName() + " has type " + jv->type()->str() +
                            "; only tensor inputs are supported");
       AOT_ASSIGN_OR_RETURN(TensorMeta m, MetaFromTensor(samples[i], StorageId(samples[i])));
@@ -416,9 +429,24 @@ class JitImporter {
       }
     }
     if (list_ret) list_values_[n->output()] = node->outputs();
+    RebindResizedArgs(n, *op, node);
     for (size_t k = 0; k < results.size(); ++k) env_[n->outputs()[k]] = results[k];
     RecordDataOrigin(n);
     return Status::Ok();
+  }
+
+  // In-place ops that change a tensor's sizes or strides (t_, unsqueeze_,
+  // resize_, an out= argument resized) leave scripted code naming the tensor
+  // by its old JIT value: later reads of that value read the op's result.
+  void RebindResizedArgs(const jit::Node* n, const OpInfo& op, const Node* node) {
+    if (op.kind != OpKind::kInplace && op.kind != OpKind::kOut) return;
+    for (size_t k = 0; k < op.return_alias_arg.size() && k < node->outputs().size(); ++k) {
+      const int a = op.return_alias_arg[k];
+      if (a < 0 || node->list_output()) continue;
+      auto it = tensors_.find(n->inputs()[static_cast<size_t>(a)]);
+      if (it != tensors_.end() && !(it->second->meta() == node->output(static_cast<int>(k))->meta()))
+        it->second = node->output(static_cast<int>(k));
+    }
   }
 
   // Every non-tensor value is static (FoldStatic rejects data-dependent
@@ -621,7 +649,31 @@ class JitImporter {
       }
       return Status::Ok();
     }
-    return Unsupported("graph output %" + jv->debugName() + " has type " + iv.tagKind() +
+    return ConstantTree(iv, jv->debugName(), flat, tree);
+  }
+
+  // An output built by no node: a constant (freezing folds a tuple of
+  // buffers into one); its tensors become weights.
+  Status ConstantTree(const c10::IValue& iv, const std::string& name, std::vector<Value*>* flat, OutputTree* tree) {
+    if (iv.isTensor()) {
+      AOT_ASSIGN_OR_RETURN(Value* v, AddWeight(iv.toTensor(), name, nullptr));
+      tree->kind = OutputTree::Kind::kLeaf;
+      tree->leaf = static_cast<int>(flat->size());
+      flat->push_back(v);
+      return Status::Ok();
+    }
+    if (iv.isTuple() || iv.isList()) {
+      tree->kind = iv.isTuple() ? OutputTree::Kind::kTuple : OutputTree::Kind::kList;
+      const std::vector<c10::IValue> items =
+          iv.isTuple() ? iv.toTupleRef().elements().vec() : iv.toListRef().vec();
+      for (size_t k = 0; k < items.size(); ++k) {
+        OutputTree sub;
+        AOT_RETURN_IF_ERROR(ConstantTree(items[k], name + "_" + std::to_string(k), flat, &sub));
+        tree->elems.push_back(sub);
+      }
+      return Status::Ok();
+    }
+    return Unsupported("graph output %" + name + " has type " + iv.tagKind() +
                        "; outputs must be tensors or tuples/lists of tensors");
   }
 

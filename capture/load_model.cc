@@ -35,7 +35,7 @@ namespace {
 
 std::vector<at::Tensor> ToTensors(const std::vector<NpyArray>& inputs) {
   std::vector<at::Tensor> ts;
-  for (const NpyArray& a : inputs) ts.push_back(TensorFromNpy(a));
+  for (const NpyArray& a : inputs) ts.push_back(a.none ? at::Tensor() : TensorFromNpy(a));  // undefined: None
   return ts;
 }
 
@@ -84,8 +84,6 @@ Status CheckArchiveTensors(const jit::Module& m) {
 
 StatusOr<std::unique_ptr<Graph>> LoadArchive(const std::string& path, const std::string& bytes,
                                              const std::vector<NpyArray>& inputs, const OpTable& ops) {
-  if (inputs.empty())
-    return InvalidArgument("'" + path + "' is a TorchScript archive, which keeps no input shapes: pass --inputs");
   AOT_RETURN_IF_ERROR(CheckArchiveRecords(bytes, path));
   std::shared_ptr<jit::Graph> g;
   try {
@@ -101,6 +99,8 @@ StatusOr<std::unique_ptr<Graph>> LoadArchive(const std::string& path, const std:
   } catch (const std::exception& e) {
     return InvalidArgument("cannot load TorchScript archive '" + path + "': " + LibTorchMessage(e));
   }
+  if (inputs.empty() && g->inputs().size() > 1)  // forward(self) alone takes no inputs
+    return InvalidArgument("'" + path + "' is a TorchScript archive, which keeps no input shapes: pass --inputs");
   return ImportJitGraph(*g, ToTensors(inputs), ops, {.first_input_is_self = true});
 }
 
@@ -235,6 +235,10 @@ StatusOr<std::unique_ptr<Graph>> LoadModel(const std::string& path, const std::v
                                            const OpTable& ops) {
   AOT_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(path, "model file"));
   AOT_ASSIGN_OR_RETURN(ModelFormat f, DetectModelFormat(bytes, path));
+  for (const NpyArray& a : inputs)
+    if (a.none && f != ModelFormat::kTorchScriptArchive)
+      return InvalidArgument("'none' among the inputs stands for an Optional[Tensor] argument of a TorchScript "
+                             "archive; '" + path + "' is " + ModelFormatName(f) + ", whose inputs are all tensors");
   // The importer boundary: whatever LibTorch throws on a bad model becomes a Status.
   try {
     if (f == ModelFormat::kTorchScriptArchive) return LoadArchive(path, bytes, inputs, ops);

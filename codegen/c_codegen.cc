@@ -1390,8 +1390,9 @@ class CEmitter final : public KernelLowering {
       c << "  if (!weights) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"weights\", \"are NULL (this model keeps them in "
         << N << ".weights)\");\n";
     c << "  void* in[" << std::max<size_t>(nin, 1) << "];\n  void* out[" << std::max<size_t>(nout, 1) << "];\n";
-    c << "  for (size_t i = 0; i < " << nin << "; ++i) in[i] = inputs[i].data;\n";
-    c << "  for (size_t i = 0; i < " << nout << "; ++i) out[i] = outputs[i].data;\n";
+    // No loop for a program without inputs (or outputs): `i < 0` fails -Wtype-limits.
+    if (nin) c << "  for (size_t i = 0; i < " << nin << "; ++i) in[i] = inputs[i].data;\n";
+    if (nout) c << "  for (size_t i = 0; i < " << nout << "; ++i) out[i] = outputs[i].data;\n";
     c << "  aot__compute(in, out, (uint8_t*)arena, (const uint8_t*)weights);\n  return AOT_OK;\n}\n\n";
     c << "size_t " << N << "_arena_bytes(void) { return " << ArenaTotal() << "; }\n";
     c << "size_t " << N << "_weights_bytes(void) { return " << wbytes << "; }\n";

@@ -17,6 +17,7 @@ struct NpyArray {
   std::vector<int64_t> shape;
   bool fortran_order = false;  // data is column-major; strides reversed
   std::vector<uint8_t> data;   // numel * itemsize bytes
+  bool none = false;           // no array: None for an Optional[Tensor] input (`--inputs none`)
 
   int64_t numel() const;
   // Element strides of `data` for this order (row- or column-major).

@@ -74,6 +74,7 @@ struct RootState {
   bool is_input = false;
   bool is_weight = false;
   bool mutated = false;
+  bool has_views = false;       // some view was taken of it (resizing it would move their memory)
   std::string no_write_reason;  // set when writes cannot be expressed (aliasing inputs)
 };
 
@@ -136,6 +137,7 @@ class Functionalizer {
     }
     for (Node* n : g_.NodesSnapshot()) {
       insert_before_ = n;
+      AOT_RETURN_IF_ERROR(CheckNotRetired(n->InputValues()).WithContext(DescribeNode(n)));
       Status s;
       if (n->op().Writes()) s = HandleWrite(n);
       else if (AliasedArg(n) >= 0) s = HandleView(n);
@@ -144,6 +146,7 @@ class Functionalizer {
     }
     // Outputs read the final versions; then inputs are restored.
     insert_before_ = nullptr;
+    AOT_RETURN_IF_ERROR(CheckNotRetired(g_.outputs()).WithContext("the graph's outputs"));
     for (size_t k = 0; k < g_.outputs().size(); ++k) {
       AOT_ASSIGN_OR_RETURN(Value* v, Current(g_.outputs()[k]));
       g_.SetOutput(static_cast<int>(k), v);
@@ -178,6 +181,7 @@ class Functionalizer {
         {&permute_, "aten::permute"},           {&permute_copy_, "aten::permute_copy"},
         {&expand_copy_, "aten::expand_copy"},   {&copy_, "aten::copy_"},
         {&clone_, "aten::clone"},               {&copy_twin_, "aten::copy"},
+        {&zeros_, "aten::zeros"},               {&cat_, "aten::cat"},
     };
     for (const Want& w : wants) {
       *w.slot = ops_.Find(w.name);
@@ -237,6 +241,14 @@ class Functionalizer {
                                         " shares memory with another input, and neither contains the other";
         }
       }
+    }
+    return Status::Ok();
+  }
+
+  Status CheckNotRetired(const std::vector<Value*>& vs) {
+    for (Value* v : vs) {
+      Value* c = v ? Canonical(v) : nullptr;
+      if (c && retired_.contains(c)) return Unsupported("%" + v->name() + " is read after " + retired_.at(c));
     }
     return Status::Ok();
   }
@@ -614,6 +626,7 @@ class Functionalizer {
       r.parent = steps_.back().kind == ViewKind::kAsStrided ? parent_rec.root : in;
       r.step = step_ids.back();
     }
+    roots_[parent_rec.root].has_views = true;
     const int64_t version = roots_[parent_rec.root].version;
     AOT_ASSIGN_OR_RETURN(Value* root_now, Current(parent_rec.root));
     const bool rebuild_as_strided = steps_.back().kind == ViewKind::kAsStrided && root_now != parent_rec.root;
@@ -691,9 +704,8 @@ class Functionalizer {
     if (op.kind == OpKind::kOtherMutable || op.kind == OpKind::kOther)
       return Unsupported("op " + op.qualified_name + " mutates its arguments in a way atenaot does not model");
     const OpInfo* twin = op.functional;
-    if (twin && twin->kind == OpKind::kView)
-      return Unsupported("op " + op.qualified_name + " changes a tensor's shape or strides in place; "
-                         "use the out-of-place view (" + twin->qualified_name + ") instead");
+    if (op.qualified_name == "aten::resize_") return HandleResize(n);
+    if (twin && twin->kind == OpKind::kView && op.kind == OpKind::kInplace) return HandleMetadataWrite(n, twin);
     if (!twin)
       return Unsupported("op " + op.qualified_name + " has no functional (out-of-place) twin to replace it with");
     // Arguments of the twin: every non-out argument, read at its current version.
@@ -748,9 +760,21 @@ class Functionalizer {
         // The twin computes in the promoted dtype and lays its result out
         // like its operands; out= then writes it into the out tensor, casting:
         // copy(out, result) does both.
-        if (n->output(static_cast<int>(k))->meta().sizes != tm.sizes)
-          return Unsupported("op " + op.qualified_name + " resizes its out argument (" + tm.ToString() + " -> " +
-                             n->output(static_cast<int>(k))->meta().ToString() + ")");
+        Value* out = n->output(static_cast<int>(k));
+        if (out->meta().sizes != tm.sizes) {
+          // out= resizes its out tensor (contiguous, new memory) and writes the
+          // result there: the result is a new tensor that replaces it.
+          const std::string what = "op " + op.qualified_name + " resized its out argument";
+          AOT_RETURN_IF_ERROR(CheckResizable(target, what));
+          // The resized out tensor is laid out as the twin lays out its result.
+          TensorMeta rm = out->meta();
+          rm.dtype = ListResultDType(args, twin_dtype);
+          rm.storage = g_.NewStorageId();
+          Value* r = NewValue(f, static_cast<int>(k), rm);
+          if (rm.dtype != tm.dtype) r = ToCopy(r, tm.dtype);
+          Replace(target, out, r, what);
+          continue;
+        }
         TensorMeta rm = fm;
         rm.strides = ContiguousStrides(rm.sizes);
         Value* r = NewValue(f, static_cast<int>(k), rm);
@@ -772,18 +796,129 @@ class Functionalizer {
         cm.storage = g_.NewStorageId();
         val = NewValue(c, 0, cm);
       }
-      if (twin_dtype != tm.dtype) {
-        Node* c = Emit(to_copy_, {Arg::Of(val), Arg::Of(Literal::Int(AtenScalarTypeCode(tm.dtype))),
-                                  Arg::Of(Literal::None()), Arg::Of(Literal::None()), Arg::Of(Literal::None()),
-                                  Arg::Of(Literal::Bool(false)), Arg::Of(Literal::None())});
-        TensorMeta cm = fm;
-        cm.dtype = tm.dtype;
-        cm.storage = g_.NewStorageId();
-        val = NewValue(c, 0, cm);
-      }
+      if (twin_dtype != tm.dtype) val = ToCopy(val, tm.dtype);
       AOT_RETURN_IF_ERROR(WriteBack(target, val));
       alias_of_[n->output(static_cast<int>(k))] = target;
     }
+    doomed_.push_back(n);
+    return Status::Ok();
+  }
+
+  // cat/stack compute in the promoted dtype of their tensor list, whatever
+  // their out tensor's (TwinDType's fallback); other twins: `dflt`.
+  static DType ListResultDType(const std::vector<Arg>& args, DType dflt) {
+    for (const Arg& a : args) {
+      if (a.kind != Arg::Kind::kValueList) continue;
+      std::vector<PromotionOperand> operands;
+      for (const Value* v : a.list)
+        if (v) operands.push_back({v->meta().dtype, false, static_cast<int64_t>(v->meta().sizes.size())});
+      if (!operands.empty()) return ResultType(operands);
+    }
+    return dflt;
+  }
+
+  // _to_copy(v, dtype): a cast, laid out like v.
+  Value* ToCopy(Value* v, DType dtype) {
+    Node* c = Emit(to_copy_, {Arg::Of(v), Arg::Of(Literal::Int(AtenScalarTypeCode(dtype))), Arg::Of(Literal::None()),
+                              Arg::Of(Literal::None()), Arg::Of(Literal::None()), Arg::Of(Literal::Bool(false)),
+                              Arg::Of(Literal::None())});
+    TensorMeta cm = v->meta();
+    cm.dtype = dtype;
+    cm.storage = g_.NewStorageId();
+    return NewValue(c, 0, cm);
+  }
+
+  // Growing resize_ and resized out= arguments, as PyTorch's functionalize
+  // allows them: on a tensor the program made (an input's or weight's memory
+  // belongs to the caller), not on a view; growing reallocates, so no view of
+  // it may exist either.
+  Status CheckResizable(Value* target, const std::string& what) {
+    const RootState& rs = roots_[recs_.at(target).root];
+    if (target->kind() == ValueKind::kInput || rs.is_weight)
+      return Unsupported(what + " %" + target->name() + ", which belongs to the caller (a " +
+                         (rs.is_weight ? "weight" : "graph input") + "); a compiled program cannot resize it");
+    if (recs_.at(target).parent)
+      return Unsupported(what + " %" + target->name() + ", a view of %" + recs_.at(target).root->name() +
+                         " (PyTorch's functionalize resizes only non-views too)");
+    if (rs.has_views)
+      return Unsupported(what + " %" + target->name() + ", which has views: growing moves its memory under them");
+    return Status::Ok();
+  }
+
+  // From now on `out` names a new tensor whose value is `val`; `old`, the
+  // tensor it replaced, may no longer be read.
+  void Replace(Value* old, Value* out, Value* val, const std::string& why) {
+    NewRoot(out);
+    roots_[out].current = val;
+    retired_[old] = why;
+  }
+
+  // t_, transpose_, swapdims_, unsqueeze_, squeeze_, as_strided_ change only
+  // sizes and strides: the result is the view their out-of-place twin makes
+  // (the importer points later reads of the tensor at the result). On a graph
+  // input, as in PyTorch's functionalize, the caller's tensor keeps its sizes
+  // and strides; writes through the result still reach its memory.
+  Status HandleMetadataWrite(Node* n, const OpInfo* twin) {
+    Value* target = Canonical(n->input(0));
+    const std::string what = "op " + n->op().qualified_name + " changed the shape or strides of %" + target->name();
+    g_.SetOp(n, twin);
+    AOT_RETURN_IF_ERROR(HandleView(n));
+    retired_[target] = what;
+    return Status::Ok();
+  }
+
+  // resize_: shrinking keeps the memory (a contiguous view of its first
+  // elements); growing makes a new tensor holding the old elements first and
+  // zeros after (uninitialised in eager: programs must write them first).
+  Status HandleResize(Node* n) {
+    Value* target = Canonical(n->input(0));
+    Value* out = n->output();
+    const TensorMeta& tm = target->meta();
+    const TensorMeta& om = out->meta();
+    const std::string what = "op aten::resize_ resized";
+    if (om.numel() <= tm.numel()) {
+      // The same memory from the same offset, contiguous: a view, on a view
+      // or an input too (whose caller keeps its own sizes, as with t_).
+      if (roots_[recs_.at(target).root].is_weight)
+        return Unsupported(what + " %" + target->name() + ", a weight (module state)");
+      Node* v = Emit(as_strided_, {Arg::Of(n->input(0)), Arg::Of(Literal::IntList(om.sizes)),
+                                   Arg::Of(Literal::IntList(om.strides)), Arg::Of(Literal::Int(om.offset))});
+      NewValue(v, 0, om);
+      g_.ReplaceAllUsesWith(out, v->output());
+      AOT_RETURN_IF_ERROR(HandleView(v));
+    } else {
+      AOT_RETURN_IF_ERROR(CheckResizable(target, what));
+      if (!tm.IsContiguous() || tm.offset != 0)
+        return Unsupported(what + " %" + target->name() + ", which is not contiguous from offset 0 (" +
+                           tm.ToString() + ")");
+      AOT_ASSIGN_OR_RETURN(Value* cur, Current(target));
+      // view in mutations mode (the C backend lowers views, not view_copy).
+      const OpInfo* reshape = opts_.remove_views ? view_copy_ : view_;
+      TensorMeta flat = tm;
+      flat.sizes = {tm.numel()};
+      flat.strides = {1};
+      flat.storage = opts_.remove_views ? g_.NewStorageId() : cur->meta().storage;
+      Value* f = NewValue(Emit(reshape, {Arg::Of(cur), Arg::Of(Literal::IntList(flat.sizes))}), 0, flat);
+      TensorMeta zm = flat;
+      zm.sizes = {om.numel() - tm.numel()};
+      zm.storage = g_.NewStorageId();
+      Value* z = NewValue(Emit(zeros_, {Arg::Of(Literal::IntList(zm.sizes)),
+                                        Arg::Of(Literal::Int(AtenScalarTypeCode(tm.dtype))), Arg::Of(Literal::None()),
+                                        Arg::Of(Literal::None()), Arg::Of(Literal::None())}),
+                          0, zm);
+      TensorMeta cm = flat;
+      cm.sizes = {om.numel()};
+      cm.storage = g_.NewStorageId();
+      Value* c = NewValue(Emit(cat_, {Arg::List({f, z}), Arg::Of(Literal::Int(0))}), 0, cm);
+      Value* r = c;
+      if (om.sizes != cm.sizes) {
+        TensorMeta rm = om;
+        rm.storage = opts_.remove_views ? g_.NewStorageId() : cm.storage;
+        r = NewValue(Emit(reshape, {Arg::Of(c), Arg::Of(Literal::IntList(om.sizes))}), 0, rm);
+      }
+      Replace(target, out, r, what + " it");
+    }
+    retired_[target] = what + " it";
     doomed_.push_back(n);
     return Status::Ok();
   }
@@ -841,7 +976,8 @@ class Functionalizer {
                *select_scatter_ = nullptr, *as_strided_ = nullptr, *as_strided_copy_ = nullptr,
                *as_strided_scatter_ = nullptr, *transpose_ = nullptr, *transpose_copy_ = nullptr,
                *permute_ = nullptr, *permute_copy_ = nullptr, *expand_copy_ = nullptr, *copy_ = nullptr,
-               *clone_ = nullptr, *copy_twin_ = nullptr;
+               *clone_ = nullptr, *copy_twin_ = nullptr, *zeros_ = nullptr, *cat_ = nullptr;
+  ValueMap<std::string> retired_;  // values whose tensor a resize replaced: why reading them is refused
 };
 
 }  // namespace

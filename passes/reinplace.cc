@@ -183,7 +183,8 @@ class Reinplacer {
     // (1c) and (2b): a, or an alias of it, read again by this node.
     std::vector<Value*> ins = n->InputValues();
     for (size_t k = 1; k < ins.size(); ++k)
-      if (ins[k] == a || Find(ins[k]->meta().storage) == cls) return Status::Ok();
+      if (ins[k] == a || (Find(ins[k]->meta().storage) == cls && (scatter || !SameElements(op, ins[k], a))))
+        return Status::Ok();
     // (1b) weights never; inputs only when restored at the end anyway.
     if (c.weight) return Status::Ok();
     bool into_input = !c.inputs.empty();
@@ -257,9 +258,42 @@ class Reinplacer {
     const OpInfo& op = s->op();
     if (!op.scatter_view || !s->input(0) || !s->input(1)) return false;
     if (Find2(s->input(0)->meta().storage) != cls) return false;
-    if (!chain.count(s->input(1))) return false;
+    if (!chain.count(s->input(1)) && !IsReshapeOfChain(s->input(1), chain)) return false;
     TensorMeta view = ScatterViewMeta(*op.scatter_view, ViewArgs(s), s->input(0)->meta());
-    return view.dtype == written.dtype && SameLayout(view, written);
+    return view.dtype == written.dtype && SameWalk(view, written);
+  }
+
+  // v = view(x, sizes) (or another reshaping view) of a chain value x: the
+  // same elements in the same row-major order (functionalize writes a 0-dim
+  // select back through view(add, [])).
+  static bool IsReshapeOfChain(const Value* v, const std::unordered_set<const Value*>& chain) {
+    static const std::unordered_set<std::string> kReshapes = {"view", "_unsafe_view", "reshape", "squeeze",
+                                                              "unsqueeze", "flatten"};
+    const Node* p = v->producer();
+    return p && p->input(0) && chain.count(p->input(0)) && kReshapes.count(p->op().schema.name) &&
+           p->outputs().size() == 1 && v->meta().storage == p->input(0)->meta().storage &&
+           v->meta().numel() == p->input(0)->meta().numel();
+  }
+
+  // Whether two layouts visit the same memory in the same row-major order:
+  // size-1 dimensions dropped and dimensions that continue each other merged.
+  static bool SameWalk(const TensorMeta& a, const TensorMeta& b) {
+    if (a.numel() != b.numel()) return false;
+    if (a.numel() == 0) return true;
+    auto walk = [](const TensorMeta& m) {
+      std::vector<std::pair<int64_t, int64_t>> d;  // (size, stride)
+      for (size_t i = 0; i < m.sizes.size(); ++i) {
+        if (m.sizes[i] == 1) continue;
+        if (!d.empty() && d.back().second == m.sizes[i] * m.strides[i]) {
+          d.back().first *= m.sizes[i];
+          d.back().second = m.strides[i];
+        } else {
+          d.push_back({m.sizes[i], m.strides[i]});
+        }
+      }
+      return d;
+    };
+    return a.offset == b.offset && walk(a) == walk(b);
   }
 
   std::vector<Arg> ViewArgs(const Node* scatter) const {
@@ -268,12 +302,30 @@ class Reinplacer {
     return args;
   }
 
+  // An elementwise op reading `other`, an alias of `a` with the same sizes,
+  // strides and offset (the same view of the same memory, as torch.fx allows): each element
+  // is read at the index it is then written, so writing `a` in place is
+  // safe. Any other overlap is not (rule 1c).
+  static bool SameElements(const OpInfo& op, const Value* other, const Value* a) {
+    static const std::unordered_set<std::string> kElementwise = {
+        "add", "sub", "mul", "div", "true_divide", "floor_divide", "pow", "float_power", "atan2", "remainder",
+        "fmod", "hypot", "copysign", "xlogy", "nextafter", "heaviside", "ldexp", "lerp", "addcmul", "addcdiv",
+        "clamp", "clamp_min", "clamp_max", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
+        "logical_or", "logical_xor", "masked_fill"};
+    // Strides compared exactly, size-1 dimensions too: LibTorch refuses an
+    // in-place op whose operand overlaps its output in any other way.
+    const TensorMeta &o = other->meta(), &m = a->meta();
+    return kElementwise.count(op.schema.name) && o.dtype == m.dtype && o.sizes == m.sizes && o.strides == m.strides &&
+           o.offset == m.offset;
+  }
+
   // Whether `from`'s readers may read `to` instead: the same layout, or no
-  // reader that depends on it (views; as_strided's offset is absolute).
+  // reader that depends on it (views; as_strided's offset is absolute). The
+  // caller reads a returned value's elements, whatever its layout.
   static bool ViewsStillValid(const Value* from, const Value* to) {
     if (SameLayout(to->meta(), from->meta())) return true;
     for (const Use& u : from->uses())
-      if (!u.user || u.user->op().IsView() || u.user->op().schema.name.find("as_strided") != std::string::npos)
+      if (u.user && (u.user->op().IsView() || u.user->op().schema.name.find("as_strided") != std::string::npos))
         return false;
     return true;
   }

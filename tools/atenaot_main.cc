@@ -12,6 +12,7 @@
 // This translation unit stays free of LibTorch headers; the importers and the
 // interpreter sit behind LibTorch-free interfaces.
 #include <sys/stat.h>
+#include <algorithm>
 
 #include <cerrno>
 #include <cmath>
@@ -85,7 +86,9 @@ constexpr char kDumpHelp[] = R"(usage: atenaot dump MODEL [--inputs F.npy...] [-
 Prints MODEL's atenaot IR at STAGE (default: import) to stdout.
 
   --inputs F...   sample inputs (.npy), one per graph input, giving shapes and
-                  dtypes; required for TorchScript archives
+                  dtypes; required for TorchScript archives (unless forward
+                  takes no tensors). The word none gives None to an
+                  Optional[Tensor] argument (the same in every command)
   --stage STAGE   import | functional | functional-noviews | reinplaced
   -o FILE         write the IR to FILE instead of stdout, and the weights (if
                   any) to FILE.weights, so that FILE can be loaded again
@@ -261,7 +264,9 @@ Status ParseArgs(int argc, char** argv, Options* o) {
     if (a == "--help" || a == "-h") o->help = true;
     else if (a == "--inputs") {
       while (i + 1 < argc && std::strncmp(argv[i + 1], "-", 1) != 0) o->inputs.push_back(argv[++i]);
-      if (o->inputs.empty()) return InvalidArgument("--inputs needs at least one .npy file");
+      if (o->inputs.empty())
+        return InvalidArgument("--inputs needs at least one .npy file or 'none' (leave --inputs out for a program "
+                               "without tensor inputs)");
     } else if (a == "--stage") { AOT_ASSIGN_OR_RETURN(o->stage, need_value("--stage")); }
     else if (a == "--out-dir") { AOT_ASSIGN_OR_RETURN(o->out_dir, need_value("--out-dir")); }
     else if (a == "-o") { AOT_ASSIGN_OR_RETURN(o->output_file, need_value("-o")); }
@@ -329,17 +334,27 @@ Status ParseArgs(int argc, char** argv, Options* o) {
   return Status::Ok();
 }
 
+// The word `none` stands for None, given to an Optional[Tensor] argument.
 StatusOr<std::vector<NpyArray>> ReadInputs(const std::vector<std::string>& paths) {
   std::vector<NpyArray> out;
   for (const std::string& p : paths) {
+    if (p == "none") {
+      out.emplace_back().none = true;
+      continue;
+    }
     AOT_ASSIGN_OR_RETURN(NpyArray a, ReadNpy(p));
     out.push_back(std::move(a));
   }
   return out;
 }
 
-// Loads MODEL and runs the pipeline up to `stage_name`.
-StatusOr<std::unique_ptr<Graph>> Compile(const Options& o, const std::vector<NpyArray>& inputs,
+// The inputs the loaded graph takes: those given as `none` were folded into it.
+void DropNone(std::vector<NpyArray>& inputs) {
+  inputs.erase(std::remove_if(inputs.begin(), inputs.end(), [](const NpyArray& a) { return a.none; }), inputs.end());
+}
+
+// Loads MODEL and runs the pipeline up to `stage_name`; drops the `none` inputs.
+StatusOr<std::unique_ptr<Graph>> Compile(const Options& o, std::vector<NpyArray>& inputs,
                                          const std::string& stage_name, Progress* progress = nullptr) {
   if (o.model.empty()) return InvalidArgument("no MODEL given (see 'atenaot " + o.command + " --help')");
   AOT_ASSIGN_OR_RETURN(Stage stage, ParseStage(stage_name));
@@ -347,6 +362,11 @@ StatusOr<std::unique_ptr<Graph>> Compile(const Options& o, const std::vector<Npy
   const OpTable& ops = LiveOpTable();
   auto t0 = std::chrono::steady_clock::now();
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, LoadModel(o.model, inputs, ops));
+  DropNone(inputs);
+  // A program without tensor inputs needs no --inputs; any other needs them to compile or plan.
+  if (o.inputs.empty() && !g->inputs().empty() && (o.command == "compile" || o.command == "plan"))
+    return InvalidArgument(o.command == "plan" ? "plan needs --inputs (sizes and layouts come from a sample run)"
+                                               : "compile needs --inputs (the shapes and dtypes to compile for)");
   PipelineOptions popts;
   popts.context = o.model;
   if (o.time_passes) {
@@ -420,7 +440,6 @@ Status Run(const Options& o) {
 }
 
 Status Plan(const Options& o) {
-  if (o.inputs.empty()) return InvalidArgument("plan needs --inputs (sizes and layouts come from a sample run)");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
   const std::string algo = o.algo.empty() ? "best" : o.algo;
   Progress progress(!o.quiet && !o.time_passes);
@@ -496,7 +515,6 @@ Status CompileCuda(const Options& o, const std::vector<NpyArray>& inputs, Graph&
 }
 
 Status Compile(const Options& o) {
-  if (o.inputs.empty()) return InvalidArgument("compile needs --inputs (the shapes and dtypes to compile for)");
   if (o.output_file.empty()) return InvalidArgument("compile needs -o DIR");
   AOT_RETURN_IF_ERROR(CheckModelName(o.name).WithContext("--name"));
   if (o.embedded && o.march_native)
@@ -569,6 +587,7 @@ Status Exec(const Options& o) {
   if (o.model.empty()) return InvalidArgument("exec needs DIR (made by atenaot compile)");
   if (o.out_dir.empty()) return InvalidArgument("exec needs --out-dir DIR");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
+  DropNone(inputs);  // compiled in: the library has no input for them
   std::string lib = o.model + "/lib" + o.name + ".so";
   aot_model* m = nullptr;
   AOT_RETURN_IF_ERROR(AbiCheck(aot_model_open(lib.c_str(), &m), "opening the model"));

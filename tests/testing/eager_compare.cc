@@ -35,4 +35,19 @@ std::string CompareTensorLists(const std::vector<at::Tensor>& e, const std::vect
   return out;
 }
 
+std::string CompareInputsAfter(const std::vector<at::Tensor>& e, const std::vector<at::Tensor>& a) {
+  std::vector<at::Tensor> seen = a;
+  for (size_t i = 0; i < e.size() && i < a.size(); ++i) {
+    if (e[i].sizes() == a[i].sizes() && e[i].strides() == a[i].strides() &&
+        e[i].storage_offset() == a[i].storage_offset())
+      continue;
+    try {
+      seen[i] = a[i].as_strided(e[i].sizes(), e[i].strides(), e[i].storage_offset());
+    } catch (const std::exception&) {
+      return "input-after " + std::to_string(i) + ": eager's layout of it lies outside its memory; ";
+    }
+  }
+  return CompareTensorLists(e, seen, "input-after");
+}
+
 }  // namespace atenaot

@@ -18,4 +18,10 @@ std::string CompareTensors(const at::Tensor& expected, const at::Tensor& actual)
 std::string CompareTensorLists(const std::vector<at::Tensor>& expected, const std::vector<at::Tensor>& actual,
                                const std::string& what);
 
+// Inputs after a run. An input whose sizes or strides eager changed in place
+// (t_, unsqueeze_ on the input: the caller's tensor keeps them in a compiled
+// program, as in PyTorch's functionalize) is compared by its memory, read
+// with eager's sizes, strides and offset.
+std::string CompareInputsAfter(const std::vector<at::Tensor>& expected, const std::vector<at::Tensor>& actual);
+
 }  // namespace atenaot

@@ -30,7 +30,7 @@ std::string RunProgramAtStage(const SuiteProgram& p, Stage stage) {
   auto ref_out = RunReference(**g, ref_in);
   if (!ref_out.ok()) return "run failed: " + ref_out.status().ToString() + "\n" + PrintGraph(**g);
   std::string diff = CompareTensorLists(eager_out, *ref_out, "output") +
-                     CompareTensorLists(eager_in, ref_in, "input-after");
+                     CompareInputsAfter(eager_in, ref_in);
   if (!diff.empty()) diff += "\n" + PrintGraph(**g);
   return diff;
 }
@@ -64,7 +64,7 @@ std::string RunProgramPlanned(const SuiteProgram& p, const std::string& algorith
   auto ref_out = RunReference(**g, ref_in, opts);
   if (!ref_out.ok()) return "planned run failed: " + ref_out.status().ToString() + "\n" + PrintGraph(**g);
   std::string diff = CompareTensorLists(eager_out, *ref_out, "output") +
-                     CompareTensorLists(eager_in, ref_in, "input-after");
+                     CompareInputsAfter(eager_in, ref_in);
   if (!diff.empty()) diff += "\n" + PrintGraph(**g) + "\n" + PlanTable(*plan, {});
   return diff;
 }

@@ -21,6 +21,9 @@ Files:
   assert_rows.pt        torch.jit.script-ed module with
                         `assert x.size(0) == 3, "want 3 rows"`: a static
                         prim::If around prim::RaiseException
+  optional_arg.pt       torch.jit.script-ed module whose forward takes
+                        `y: Optional[torch.Tensor] = None` and returns x * 2
+                        when y is None, x - y otherwise (`--inputs X none`)
                         (The .pt files are saved without their *.debug_pkl
                         entries, which hold this script's absolute path.)
   hello.txt             plain text "hello": not a model format atenaot knows
@@ -57,6 +60,8 @@ Files:
 import os
 import sys
 
+from typing import Optional
+
 import numpy as np
 import torch
 
@@ -86,6 +91,13 @@ class AssertRows(torch.nn.Module):
     def forward(self, x):
         assert x.size(0) == 3, "want 3 rows"
         return x.relu()
+
+
+class OptionalArg(torch.nn.Module):
+    def forward(self, x, y: Optional[torch.Tensor] = None):
+        if y is None:
+            return x * 2
+        return x - y
 
 
 def save_scripted(module, path):
@@ -191,6 +203,7 @@ def main():
     save_scripted(ShapeBranch(), os.path.join(out, "shape_branch.pt"))
     save_scripted(Loop(), os.path.join(out, "loop.pt"))
     save_scripted(AssertRows(), os.path.join(out, "assert_rows.pt"))
+    save_scripted(OptionalArg(), os.path.join(out, "optional_arg.pt"))
 
     write_bytes(out, "hello.txt", b"hello\n")
     write_bytes(out, "truncated.pt", b"PK\x03\x04\x14\x00\x00\x00")
