@@ -4,8 +4,8 @@ alternating blocks of `set_threads(n)`, one untimed run (the pool starts
 there), then 3 timed runs; medians, and whether the outputs are bitwise equal.
 
 usage: /usr/bin/python3 bench/threads_speedup.py ROUNDS NAME=LIBDIR:INPUT.npy...
-  e.g. bench_resnet18=/tmp/atenaot_bench_resnet18_native:/tmp/tv/resnet18/input_0.npy
-  (the libraries bench/compiled_vs_eager leaves in /tmp/atenaot_bench_MODEL[_native])
+  e.g. bench_resnet18=/tmp/atenaot_bench_resnet18:/tmp/tv/resnet18/input_0.npy
+  (the libraries bench/compiled_vs_eager leaves in /tmp/atenaot_bench_MODEL)
 """
 import os
 import statistics

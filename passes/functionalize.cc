@@ -248,7 +248,7 @@ class Functionalizer {
   Status CheckNotRetired(const std::vector<Value*>& vs) {
     for (Value* v : vs) {
       Value* c = v ? Canonical(v) : nullptr;
-      if (c && retired_.contains(c)) return Unsupported("%" + v->name() + " is read after " + retired_.at(c));
+      if (const std::string* why = c ? retired_.find(c) : nullptr) return Unsupported("%" + v->name() + " is read after " + *why);
     }
     return Status::Ok();
   }
@@ -833,12 +833,13 @@ class Functionalizer {
   // belongs to the caller), not on a view; growing reallocates, so no view of
   // it may exist either.
   Status CheckResizable(Value* target, const std::string& what) {
-    const RootState& rs = roots_[recs_.at(target).root];
+    AOT_ASSIGN_OR_RETURN(const AliasRec rec, RecordOf(target));
+    const RootState& rs = roots_[rec.root];
     if (target->kind() == ValueKind::kInput || rs.is_weight)
       return Unsupported(what + " %" + target->name() + ", which belongs to the caller (a " +
                          (rs.is_weight ? "weight" : "graph input") + "); a compiled program cannot resize it");
-    if (recs_.at(target).parent)
-      return Unsupported(what + " %" + target->name() + ", a view of %" + recs_.at(target).root->name() +
+    if (rec.parent)
+      return Unsupported(what + " %" + target->name() + ", a view of %" + rec.root->name() +
                          " (PyTorch's functionalize resizes only non-views too)");
     if (rs.has_views)
       return Unsupported(what + " %" + target->name() + ", which has views: growing moves its memory under them");
@@ -879,7 +880,8 @@ class Functionalizer {
     if (om.numel() <= tm.numel()) {
       // The same memory from the same offset, contiguous: a view, on a view
       // or an input too (whose caller keeps its own sizes, as with t_).
-      if (roots_[recs_.at(target).root].is_weight)
+      AOT_ASSIGN_OR_RETURN(const AliasRec rec, RecordOf(target));
+      if (roots_[rec.root].is_weight)
         return Unsupported(what + " %" + target->name() + ", a weight (module state)");
       Node* v = Emit(as_strided_, {Arg::Of(n->input(0)), Arg::Of(Literal::IntList(om.sizes)),
                                    Arg::Of(Literal::IntList(om.strides)), Arg::Of(Literal::Int(om.offset))});

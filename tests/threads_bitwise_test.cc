@@ -13,7 +13,7 @@
 #include "capture/cpp_trace.h"
 #include "capture/load_model.h"
 #include "capture/tensor_convert.h"
-#include "codegen/compile_graph.h"
+#include "driver/compile_graph.h"
 #include "interp/annotate.h"
 #include "io/npy.h"
 #include "schema/dispatcher_schemas.h"

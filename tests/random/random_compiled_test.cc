@@ -46,14 +46,6 @@ struct Candidate {
   Program p;
 };
 
-// topk and sort have no C lowering (kKnownUnsupported): such programs are
-// counted as skipped without a build (in a batch they would fail it).
-bool UsesOpWithoutCLowering(const Program& p) {
-  for (const Step& s : p.steps)
-    if (s.op == Op::kTopk || s.op == Op::kSort) return true;
-  return false;
-}
-
 // Seeds of open bugs (tests/random/README.md, tests/random/known_bugs_test.cc):
 // counted as skipped unless ATENAOT_RUN_KNOWN_BUGS=1.
 const std::map<uint64_t, std::string> kOpenBugSeeds = {};
@@ -140,9 +132,6 @@ TEST(RandomCompiled, CompiledCEqualsEager) {
     if (OpenBug(c.p, &bug)) {
       ++skipped;
       ++skip_reasons["known bug " + bug + " (tests/random/README.md; ATENAOT_RUN_KNOWN_BUGS=1 runs it)"];
-    } else if (UsesOpWithoutCLowering(c.p)) {
-      ++skipped;
-      ++skip_reasons["topk/sort: no C lowering"];
     } else {
       todo.push_back(&c.p);
     }
