@@ -25,6 +25,17 @@ constexpr int64_t kBlasWorkspace = 32 << 20;      // cuBLAS workspace (NVIDIA's 
 constexpr int64_t kSmallIndex = int64_t{1} << 30;  // below this, kernels index with 32-bit ints
 
 std::string S(int64_t v) { return std::to_string(v); }
+
+// Whether `code` reads the variable `var` as `var.lane` (not as a suffix of
+// a longer name).
+bool ReadsVar(const std::string& code, const std::string& var) {
+  const std::string key = var + ".";
+  for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + 1)) {
+    const char before = at == 0 ? ' ' : code[at - 1];
+    if (!std::isalnum(static_cast<unsigned char>(before)) && before != '_') return true;
+  }
+  return false;
+}
 bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
 int64_t Product(const std::vector<int64_t>& v) {
@@ -331,19 +342,24 @@ class CudaEmitter final : public KernelLowering {
     }
     const int64_t n4 = n / 4;
     std::string vb = "  for (" + it + " q = " + tid + "; q < (" + it + ")" + S(n4) + "; q += " + stride + ") {\n";
-    std::string aligned;
-    for (size_t k = 0; k < loads.size(); ++k)
-      if (sp.strides[k][0] == 1) {
-        vb += "    const float4 a" + S(static_cast<int64_t>(k)) + " = reinterpret_cast<const float4*>(" + pl[k] + ")[q];\n";
-        aligned += "(uintptr_t)" + pl[k] + " | ";
-      }
-    vb += "    float4 o;\n";
+    std::string lanes;
     for (const char* lane : {"x", "y", "z", "w"}) {
       for (size_t k = 0; k < loads.size(); ++k)
         load_expr_[loads[k]] = sp.strides[k][0] == 1 ? "a" + S(static_cast<int64_t>(k)) + "." + lane : pl[k] + "[0]";
       AOT_ASSIGN_OR_RETURN(std::string lane_code, Chain(group, target, load_target, tct, std::string("o.") + lane, "      "));
-      vb += "    {\n" + lane_code + "    }\n";
+      lanes += "    {\n" + lane_code + "    }\n";
     }
+    // Load only the vectors the lanes read (a fill_ target is written, not
+    // read: nvcc -Werror rejects the unused variable).
+    std::string aligned;
+    for (size_t k = 0; k < loads.size(); ++k)
+      if (sp.strides[k][0] == 1) {
+        const std::string a = "a" + S(static_cast<int64_t>(k));
+        if (!ReadsVar(lanes, a)) continue;
+        vb += "    const float4 " + a + " = reinterpret_cast<const float4*>(" + pl[k] + ")[q];\n";
+        aligned += "(uintptr_t)" + pl[k] + " | ";
+      }
+    vb += "    float4 o;\n" + lanes;
     vb += "    reinterpret_cast<float4*>(" + tp + ")[q] = o;\n  }\n";
     if (n % 4 != 0) {  // the last n % 4 elements
       for (size_t k = 0; k < loads.size(); ++k) load_expr_[loads[k]] = Index(pl[k], sp.strides[k], {"i"});
@@ -952,8 +968,10 @@ class CudaEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::string ins, TensorInfoTable(g_, "aot__inputs", true));
     AOT_ASSIGN_OR_RETURN(std::string outs, TensorInfoTable(g_, "aot__outputs", false));
     c << ins << outs;
-    c << "static const size_t aot__in_bytes[] = {" << list(in_bytes) << "}, aot__in_stage[] = {" << list(in_off) << "};\n";
-    c << "static const size_t aot__out_bytes[] = {" << list(out_bytes) << "}, aot__out_stage[] = {" << list(out_off) << "};\n\n";
+    // Only tables the run reads (nvcc -Werror rejects unused ones).
+    if (nin) c << "static const size_t aot__in_bytes[] = {" << list(in_bytes) << "}, aot__in_stage[] = {" << list(in_off) << "};\n";
+    if (nout) c << "static const size_t aot__out_bytes[] = {" << list(out_bytes) << "}, aot__out_stage[] = {" << list(out_off) << "};\n";
+    c << "\n";
     const int nkey = static_cast<int>(std::max<size_t>(nin, 1) + std::max<size_t>(nout, 1) + 2);
     c << "typedef struct aot__state {\n  uint8_t* arena;  /* " << arena << " bytes */\n  uint8_t* wts;    /* " << wbytes
       << " bytes */\n  uint8_t* stage;  /* " << stage << " bytes */\n  void* blas_ws;\n  cudaStream_t stream;\n  cudaEvent_t ready; /* orders the own stream after the legacy default stream */\n  cublasHandle_t blas;\n"

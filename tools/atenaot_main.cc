@@ -265,8 +265,8 @@ Status ParseArgs(int argc, char** argv, Options* o) {
     else if (a == "--inputs") {
       while (i + 1 < argc && std::strncmp(argv[i + 1], "-", 1) != 0) o->inputs.push_back(argv[++i]);
       if (o->inputs.empty())
-        return InvalidArgument("--inputs needs at least one .npy file or 'none' (leave --inputs out for a program "
-                               "without tensor inputs)");
+        return InvalidArgument("--inputs needs at least one .npy file ('none' stands for an Optional[Tensor] argument; "
+                               "leave --inputs out for a program without tensor inputs)");
     } else if (a == "--stage") { AOT_ASSIGN_OR_RETURN(o->stage, need_value("--stage")); }
     else if (a == "--out-dir") { AOT_ASSIGN_OR_RETURN(o->out_dir, need_value("--out-dir")); }
     else if (a == "-o") { AOT_ASSIGN_OR_RETURN(o->output_file, need_value("-o")); }
