@@ -872,9 +872,16 @@ class CEmitter final : public KernelLowering {
       AOT_ASSIGN_OR_RETURN(std::string ep, EpilogueDecl(pb,
                                                         bias ? bias->meta().strides[0] : 0, 0, "nb * " + std::to_string(yn),
                                                         OHW, 1));
-      loops_ << "  for (int64_t nb = 0; nb < " << xs[0] << "; ++nb) {\n    const " << ep << "\n";
-      loops_ << "    aot__conv2d_depthwise(&geom, " << px << " + nb * " << xn << ", " << pw << ", " << py << " + nb * " << yn
-             << ", &ep);\n  }\n";
+      // (image, channel) pairs i = nb * C + c, in chunks of whole channels
+      // on the pool; each element is summed alike on any split.
+      const int64_t C = xs[1], total = xs[0] * C;
+      const bool split = SplitFirstLoop(total, OHW * ws[2] * ws[3], 1);
+      const std::string lo = split ? "lo" : "0", hi = split ? "hi" : std::to_string(total);
+      loops_ << "  for (int64_t i = " << lo << "; i < " << hi << ";) {\n"
+             << "    const int64_t nb = i / " << C << ", c0 = i % " << C << ", c1 = c0 + (" << hi << " - i) < " << C
+             << " ? c0 + (" << hi << " - i) : " << C << ";\n    const " << ep << "\n";
+      loops_ << "    aot__conv2d_depthwise_range(&geom, " << px << " + nb * " << xn << ", " << pw << ", " << py << " + nb * "
+             << yn << ", &ep, c0, c1);\n    i += c1 - c0;\n  }\n";
       ConsumeEpilogue();
       return true;
     }

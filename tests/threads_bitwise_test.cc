@@ -86,6 +86,30 @@ TEST(ThreadsBitwise, ConvSplitByRows) {
   EXPECT_EQ(CompareTensorLists(expected, r.outputs, "output"), "");
 }
 
+// Depthwise convolutions (3x3 and 5x5, stride 1 and 2, two images) split
+// by (image, channel) ranges on the pool.
+TEST(ThreadsBitwise, DepthwiseSplitByChannels) {
+  at::manual_seed(6);
+  const at::Tensor w3 = at::randn({24, 1, 3, 3}) * 0.3, b3 = at::randn({24}), w5 = at::randn({24, 1, 5, 5}) * 0.2;
+  CppProgram fn = [w3, b3, w5](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> {
+    const at::Tensor a = at::clamp(at::conv2d(in[0], w3, b3, {1, 1}, {1, 1}, {1, 1}, 24), 0, 6);
+    const at::Tensor c = at::conv2d(a, w5, {}, {2, 2}, {2, 2}, {1, 1}, 24);
+    return {at::silu(c)};
+  };
+  std::vector<at::Tensor> inputs = {at::randn({2, 24, 23, 23})};
+  auto g = TraceCpp(fn, inputs, LiveOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const std::vector<at::Tensor> expected = fn(inputs);
+  CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_depthwise", "-Wall -Wextra -Werror", false,
+                                {1, 2, 3});
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(std::regex_search(r.source, std::regex(R"(aot__parallel_for\([^;]*_part)")) &&
+              r.source.find("aot__conv2d_depthwise_range(&geom") != std::string::npos)
+      << "no depthwise convolution was split: the test would prove nothing";
+  ExpectRunsBitwiseEqual(r);
+  EXPECT_EQ(CompareTensorLists(expected, r.outputs, "output"), "");
+}
+
 // Without threads (`compile --embedded`, or threads off) the source has no
 // thread code, and each GEMM plans one scratch slot.
 TEST(ThreadsBitwise, NoThreadCodeWithoutThreads) {

@@ -79,12 +79,12 @@ void AotConv(benchmark::State& s) {
   Flops(s, 2.0 * M * N * K);
 }
 
-// args: C, H (= W), stride
+// args: C, H (= W), stride, k (padding k / 2)
 void AotDepthwise(benchmark::State& s) {
-  const int64_t C = s.range(0), H = s.range(1), st = s.range(2);
-  aot__conv_geom g = {C, H, H, 3, 3, st, st, 1, 1, 1, 1, 0, 0};
-  g.OH = g.OW = (H + 2 - 3) / st + 1;
-  std::vector<float> x = Random(static_cast<size_t>(C * H * H)), w = Random(static_cast<size_t>(C * 9)),
+  const int64_t C = s.range(0), H = s.range(1), st = s.range(2), k = s.range(3), p = k / 2;
+  aot__conv_geom g = {C, H, H, k, k, st, st, p, p, 1, 1, 0, 0};
+  g.OH = g.OW = (H + 2 * p - k) / st + 1;
+  std::vector<float> x = Random(static_cast<size_t>(C * H * H)), w = Random(static_cast<size_t>(C * k * k)),
                      y(static_cast<size_t>(C * g.OH * g.OW));
   aot__epilogue ep = {};
   ep.act = AOT_ACT_CLAMP;
@@ -93,7 +93,7 @@ void AotDepthwise(benchmark::State& s) {
     aot__conv2d_depthwise(&g, x.data(), w.data(), y.data(), &ep);
     benchmark::DoNotOptimize(y.data());
   }
-  Flops(s, 2.0 * C * g.OH * g.OW * 9);
+  Flops(s, 2.0 * C * g.OH * g.OW * k * k);
 }
 
 // GEMM shapes (M, N, K): ResNet-50's convolutions as im2col GEMMs, a
@@ -117,7 +117,9 @@ void ConvShapes(benchmark::internal::Benchmark* b) {
 BENCHMARK(OpenBlas)->Apply(GemmShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotGemm)->Apply(GemmShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotConv)->Apply(ConvShapes)->Unit(benchmark::kMicrosecond);
-BENCHMARK(AotDepthwise)->Args({144, 56, 1})->Args({96, 112, 2})->Args({384, 14, 1})->Args({960, 7, 1})
+// MobileNetV2's 3x3 and EfficientNet-B0's 5x5 layers.
+BENCHMARK(AotDepthwise)->Args({144, 56, 1, 3})->Args({96, 112, 2, 3})->Args({384, 14, 1, 3})->Args({960, 7, 1, 3})
+    ->Args({240, 28, 1, 5})->Args({672, 14, 2, 5})->Args({1152, 7, 1, 5})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -62,8 +62,8 @@ def main():
         L.append("| %s | %s | %s | %.1f | %s |" % (shape.replace("/", " x "), g(blas, shape), g(forced, shape), gflops(b),
                                                    "%.2f" % (gflops(b) / gflops(o)) if o else "-"))
     L += ["", "Convolutions through the library (im2col panels packed from the image inside the timed call,"
-          " ReLU in the store); depthwise 3x3 with ReLU6.", "",
-          "| layer (Cin/H/Cout/k/stride or C/H/stride) | GEMM M x N x K | GFLOP/s |", "|---|---|---:|"]
+          " ReLU in the store); depthwise (3x3 or 5x5) with ReLU6.", "",
+          "| layer (Cin/H/Cout/k/stride or C/H/stride/k) | GEMM M x N x K | GFLOP/s |", "|---|---|---:|"]
     for shape, b in by.get("AotConv", []):
         L.append("| conv %s | %s | %.1f |" % (shape, b.get("label", ""), gflops(b)))
     for shape, b in by.get("AotDepthwise", []):

@@ -1,52 +1,100 @@
-/* Depthwise convolution: each output row accumulates KH x KW shifted input
- * rows scaled by one weight (a unit-stride loop compilers vectorise when the
- * stride is 1), then the epilogue runs over the finished row. */
+/* Depthwise convolution. Each output element sums its KH x KW taps in a
+ * register and is stored once; the columns whose taps all lie inside the
+ * image run branch-free, so with the common shapes (3x3 and 5x5, stride 1
+ * or 2, no dilation) compiled as constants the column loop vectorises. The
+ * few border columns take the bounds-checked path. Every element is summed
+ * in the same order (kh, then kw) on every path and for any channel range,
+ * so threads split channels without changing a bit. */
 #include "aot_kernels.h"
 
-AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, const float* w, float* y,
-                                    const aot__epilogue* ep) {
-  const int64_t OW = g->OW;
-  /* Per kernel column kw, the output columns whose input column lies inside
-   * the image: [lo, hi). Computed once (divisions are slow). */
-  enum { MAXKW = 16 };
-  int64_t los[MAXKW], his[MAXKW];
-  const int64_t nkw = g->KW < MAXKW ? g->KW : MAXKW;
-  for (int64_t kw = 0; kw < g->KW; ++kw) {
-    const int64_t off = kw * g->DW - g->PW; /* iw = ow*SW + off */
-    int64_t lo = off >= 0 ? 0 : (-off + g->SW - 1) / g->SW;
-    int64_t hi = g->W - off <= 0 ? 0 : (g->W - off + g->SW - 1) / g->SW;
-    if (hi > OW) hi = OW;
-    if (lo > hi) lo = hi;
-    if (kw < nkw) { los[kw] = lo; his[kw] = hi; }
-  }
-  for (int64_t c = 0; c < g->C; ++c) {
-    const float* plane = x + c * g->H * g->W;
-    const float* wc = w + c * g->KH * g->KW;
-    for (int64_t oh = 0; oh < g->OH; ++oh) {
-      float* yr = y + (c * g->OH + oh) * OW;
-      for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = 0.f;
-      for (int64_t kh = 0; kh < g->KH; ++kh) {
-        const int64_t ih = oh * g->SH - g->PH + kh * g->DH;
-        if (ih < 0 || ih >= g->H) continue;
-        const float* xr = plane + ih * g->W;
-        for (int64_t kw = 0; kw < g->KW; ++kw) {
-          const float wv = wc[kh * g->KW + kw];
-          const int64_t off = kw * g->DW - g->PW;
-          int64_t lo, hi;
-          if (kw < nkw) { lo = los[kw]; hi = his[kw]; }
-          else {
-            lo = off >= 0 ? 0 : (-off + g->SW - 1) / g->SW;
-            hi = g->W - off <= 0 ? 0 : (g->W - off + g->SW - 1) / g->SW;
-            if (hi > OW) hi = OW;
-          }
-          if (g->SW == 1) {
-            const float* xs = xr + off;
-            for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * xs[ow];
-          } else {
-            for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * xr[ow * g->SW + off];
-          }
-        }
+#if defined(__GNUC__) && !defined(__OPTIMIZE_SIZE__)
+#define AOT__DW_INLINE static inline __attribute__((always_inline))
+#define AOT__DW_SPECIALISE 1 /* fixed-shape copies; -Os builds keep one */
+#else
+#define AOT__DW_INLINE static inline
+#define AOT__DW_SPECIALISE 0
+#endif
+
+/* One output row yr (OW wide) of one channel: plane is the channel's input,
+ * wc its KH x KW filter, kernel rows [kh0, kh1) inside the image. */
+AOT__DW_INLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict plane, const float* restrict wc,
+                                float* restrict yr, int64_t ih0,
+                                int64_t kh0, int64_t kh1, int64_t KH, int64_t KW, int64_t SW, int64_t DH, int64_t DW,
+                                int64_t lo, int64_t hi, int interior_done) {
+  const int64_t W = g->W, OW = g->OW, PW = g->PW;
+  (void)KH;
+  /* Border columns: a tap may fall into the padding. */
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    if (ow == lo) ow = hi > lo ? hi : lo; /* skip the interior */
+    if (ow >= OW) break;
+    float acc = 0.f;
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const float* xr = plane + (ih0 + kh * DH) * W;
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const int64_t iw = ow * SW - PW + kw * DW;
+        if (iw >= 0 && iw < W) acc += wc[kh * KW + kw] * xr[iw];
       }
+    }
+    yr[ow] = acc;
+  }
+  if (interior_done) return;
+  /* Interior columns: every tap inside the image. */
+  const float* xb = plane + ih0 * W - PW;
+  for (int64_t ow = lo; ow < hi; ++ow) {
+    const float* xp = xb + ow * SW;
+    float acc = 0.f;
+    for (int64_t kh = kh0; kh < kh1; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw) acc += wc[kh * KW + kw] * xp[kh * DH * W + kw * DW];
+    yr[ow] = acc;
+  }
+}
+
+/* Channels [c0, c1) with the filter shape as (possibly constant) arguments:
+ * rows whose kernel rows all lie inside the image take a copy of the row
+ * code with constant kernel-row bounds. */
+AOT__DW_INLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, const float* w, float* y,
+                                   const aot__epilogue* ep, int64_t c0, int64_t c1, int64_t KH, int64_t KW, int64_t SH,
+                                   int64_t SW, int64_t DH, int64_t DW) {
+  const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
+  /* Interior columns [lo, hi): ow*SW - PW >= 0 and ow*SW - PW + (KW-1)*DW < W. */
+  int64_t lo = (PW + SW - 1) / SW, hi = 0;
+  if (W - 1 + PW - (KW - 1) * DW >= 0) hi = (W - 1 + PW - (KW - 1) * DW) / SW + 1;
+  if (hi > OW) hi = OW;
+  if (lo > OW) lo = OW;
+  if (hi < lo) hi = lo;
+  /* Rows [oa, ob) have all kernel rows inside the image. */
+  int64_t oa = (PH + SH - 1) / SH, ob = 0;
+  if (H - 1 + PH - (KH - 1) * DH >= 0) ob = (H - 1 + PH - (KH - 1) * DH) / SH + 1;
+  if (ob > OH) ob = OH;
+  if (oa > ob) oa = ob;
+  /* Stride 1 with OW == W: output element j = oh*OW + ow reads x at j plus a
+   * constant per tap, so the interior rows run as one flat loop (long enough
+   * to vectorise on small planes); the border columns it passes over read
+   * inside the plane and are overwritten by the row code below. */
+  const int flat = SH == 1 && SW == 1 && OW == W && lo < hi && oa < ob;
+  for (int64_t c = c0; c < c1; ++c) {
+    const float* restrict plane = x + c * H * W;
+    const float* restrict wc = w + c * KH * KW;
+    if (flat) {
+      float* restrict yp = y + c * OH * OW;
+      const float* restrict xb = plane - PH * W - PW;
+      for (int64_t j = oa * OW + lo; j < (ob - 1) * OW + hi; ++j) {
+        float acc = 0.f;
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw) acc += wc[kh * KW + kw] * xb[j + kh * DH * W + kw * DW];
+        yp[j] = acc;
+      }
+    }
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      float* yr = y + (c * OH + oh) * OW;
+      const int64_t ih0 = oh * SH - PH; /* the input row of kernel row 0 */
+      int64_t kh0 = 0, kh1 = KH;
+      while (kh0 < KH && ih0 + kh0 * DH < 0) ++kh0;
+      while (kh1 > kh0 && ih0 + (kh1 - 1) * DH >= H) --kh1;
+      if (kh0 == 0 && kh1 == KH)
+        aot__dw_row(g, plane, wc, yr, ih0, 0, KH, KH, KW, SW, DH, DW, lo, hi, flat);
+      else
+        aot__dw_row(g, plane, wc, yr, ih0, kh0, kh1, KH, KW, SW, DH, DW, lo, hi, 0);
       if (!ep) continue;
       const int64_t n0 = oh * OW;
       if (ep->bias) {
@@ -60,11 +108,32 @@ AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, con
       if (ep->act == AOT_ACT_RELU) {
         for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = yr[ow] < 0.f ? 0.f : yr[ow];
       } else if (ep->act == AOT_ACT_CLAMP) {
-        const float lo = ep->lo, hi = ep->hi;
-        for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = yr[ow] < lo ? lo : (yr[ow] > hi ? hi : yr[ow]);
+        const float elo = ep->lo, ehi = ep->hi;
+        for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = yr[ow] < elo ? elo : (yr[ow] > ehi ? ehi : yr[ow]);
       } else if (ep->act != AOT_ACT_NONE) {
         for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = aot__act(yr[ow], ep);
       }
     }
   }
+}
+
+AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* x, const float* w, float* y,
+                                          const aot__epilogue* ep, int64_t c0, int64_t c1) {
+#if AOT__DW_SPECIALISE
+  if (g->DH == 1 && g->DW == 1 && g->KH == g->KW && g->SH == g->SW) {
+#define AOT__DW_CASE(K, S) \
+  if (g->KH == K && g->SW == S) { aot__dw_planes(g, x, w, y, ep, c0, c1, K, K, S, S, 1, 1); return; }
+    AOT__DW_CASE(3, 1)
+    AOT__DW_CASE(3, 2)
+    AOT__DW_CASE(5, 1)
+    AOT__DW_CASE(5, 2)
+#undef AOT__DW_CASE
+  }
+#endif
+  aot__dw_planes(g, x, w, y, ep, c0, c1, g->KH, g->KW, g->SH, g->SW, g->DH, g->DW);
+}
+
+AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, const float* w, float* y,
+                                    const aot__epilogue* ep) {
+  aot__conv2d_depthwise_range(g, x, w, y, ep, 0, g->C);
 }

@@ -99,6 +99,10 @@ AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__opera
  * w[c][kh][kw]) into y (C x OH x OW), epilogue per channel m = c. */
 AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, const float* w, float* y,
                                     const aot__epilogue* ep);
+/* The same for channels [c0, c1) only, bitwise as the whole call computes
+ * them (threads split channels this way). */
+AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* x, const float* w, float* y,
+                                          const aot__epilogue* ep, int64_t c0, int64_t c1);
 
 #ifdef __cplusplus
 }

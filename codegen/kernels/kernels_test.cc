@@ -236,8 +236,12 @@ TEST(Conv, Im2colPanelsMatchNaiveConvolution) {
 TEST(Conv, DepthwiseMatchesNaive) {
   REQUIRE_ISA();
   struct C { int64_t C, H, W, K, S, P, D; };
+  // The specialised shapes (3x3 and 5x5, stride 1 and 2), odd and even
+  // sizes, planes narrower than the filter, dilation, 7x7 and 1x1 (generic).
   const C cases[] = {{5, 13, 17, 3, 1, 1, 1}, {4, 14, 15, 3, 2, 1, 1}, {3, 9, 11, 5, 2, 2, 1}, {2, 12, 12, 3, 1, 2, 2},
-                     {3, 2, 3, 3, 1, 1, 1}};
+                     {3, 2, 3, 3, 1, 1, 1},   {3, 7, 7, 3, 1, 1, 1},   {2, 7, 7, 3, 2, 1, 1},   {3, 14, 14, 5, 1, 2, 1},
+                     {2, 3, 4, 5, 1, 2, 1},   {2, 11, 9, 7, 1, 3, 1},  {2, 6, 6, 1, 1, 0, 1},   {2, 8, 8, 3, 1, 0, 1},
+                     {2, 33, 35, 3, 1, 1, 1}, {2, 20, 21, 5, 2, 2, 1}};
   for (const C& t : cases) {
     const aot__conv_geom g = Geom(t.C, t.H, t.W, t.K, t.K, t.S, t.P, t.D);
     std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 8), w = Random(static_cast<size_t>(t.C * t.K * t.K), 9);
@@ -259,6 +263,10 @@ TEST(Conv, DepthwiseMatchesNaive) {
     for (int64_t m = 0; m < t.C; ++m)
       for (int64_t n = 0; n < N; ++n) want[m * N + n] = Epilogue(want[m * N + n], &ep, m, n);
     ExpectNear(y, want, scale, "depthwise k=" + std::to_string(t.K) + " s=" + std::to_string(t.S));
+    // Channel ranges (how threads split it) give the same bits.
+    std::vector<float> parts(y.size(), NAN);
+    for (int64_t c = 0; c < t.C; ++c) aot__conv2d_depthwise_range(&g, x.data(), w.data(), parts.data(), &ep, c, c + 1);
+    EXPECT_EQ(0, std::memcmp(parts.data(), y.data(), y.size() * sizeof(float))) << "k=" << t.K << " s=" << t.S;
   }
 }
 
