@@ -105,14 +105,7 @@ AOT__DW_INLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, cons
         const float* rp = ep->res + c * ep->res_m + n0 * ep->res_n;
         for (int64_t ow = 0; ow < OW; ++ow) yr[ow] += rp[ow * ep->res_n];
       }
-      if (ep->act == AOT_ACT_RELU) {
-        for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = yr[ow] < 0.f ? 0.f : yr[ow];
-      } else if (ep->act == AOT_ACT_CLAMP) {
-        const float elo = ep->lo, ehi = ep->hi;
-        for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = yr[ow] < elo ? elo : (yr[ow] > ehi ? ehi : yr[ow]);
-      } else if (ep->act != AOT_ACT_NONE) {
-        for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = aot__act(yr[ow], ep);
-      }
+      aot__act_row(yr, OW, 1, ep);
     }
   }
 }

@@ -290,11 +290,7 @@ static void aot__store_tile(const float* t, int64_t mr, int64_t nr, float* C, in
       const float* rp = ep->res + m * ep->res_m + n0 * ep->res_n;
       for (int64_t j = 0; j < nr; ++j) c[j * c_n] += rp[j * ep->res_n];
     }
-    if (ep->act == AOT_ACT_RELU) {
-      for (int64_t j = 0; j < nr; ++j) c[j * c_n] = c[j * c_n] < 0.f ? 0.f : c[j * c_n];
-    } else if (ep->act != AOT_ACT_NONE) {
-      for (int64_t j = 0; j < nr; ++j) c[j * c_n] = aot__act(c[j * c_n], ep);
-    }
+    aot__act_row(c, nr, c_n, ep);
   }
 }
 

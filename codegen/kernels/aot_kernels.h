@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "aot_vecmath.h"
+
 #ifndef AOT_KAPI
 #define AOT_KAPI static
 #endif
@@ -62,18 +64,31 @@ typedef struct aot__operand {
   const aot__conv_geom* conv;
 } aot__operand;
 
-/* act(v) as the epilogue defines it (one element). */
-static inline float aot__act(float v, const aot__epilogue* ep) {
+/* c[j * s] = act(c[j * s]) for j < n, as the epilogue defines act: one loop
+ * per activation (the switch hoisted), each vectorisable when s is 1; sigmoid
+ * and silu are aot_vecmath.h's branch-free forms. */
+static inline void aot__act_row(float* c, int64_t n, int64_t s, const aot__epilogue* ep) {
+  const float lo = ep->lo, hi = ep->hi;
   switch (ep->act) {
-    case AOT_ACT_RELU: return v < 0.f ? 0.f : v;
-    case AOT_ACT_CLAMP: return v < ep->lo ? ep->lo : (v > ep->hi ? ep->hi : v);
-    case AOT_ACT_HARDSWISH: {
-      const float r = v + 3.f < 0.f ? 0.f : (v + 3.f > 6.f ? 6.f : v + 3.f);
-      return v * r / 6.f;
-    }
-    case AOT_ACT_SIGMOID: return 1.f / (1.f + expf(-v));
-    case AOT_ACT_SILU: return v / (1.f + expf(-v));
-    default: return v;
+    case AOT_ACT_RELU:
+      for (int64_t j = 0; j < n; ++j) c[j * s] = c[j * s] < 0.f ? 0.f : c[j * s];
+      break;
+    case AOT_ACT_CLAMP:
+      for (int64_t j = 0; j < n; ++j) c[j * s] = c[j * s] < lo ? lo : (c[j * s] > hi ? hi : c[j * s]);
+      break;
+    case AOT_ACT_HARDSWISH:
+      for (int64_t j = 0; j < n; ++j) {
+        const float v = c[j * s], r = v + 3.f < 0.f ? 0.f : (v + 3.f > 6.f ? 6.f : v + 3.f);
+        c[j * s] = v * r / 6.f;
+      }
+      break;
+    case AOT_ACT_SIGMOID:
+      for (int64_t j = 0; j < n; ++j) c[j * s] = aot__sigmoidf(c[j * s]);
+      break;
+    case AOT_ACT_SILU:
+      for (int64_t j = 0; j < n; ++j) c[j * s] = aot__siluf(c[j * s]);
+      break;
+    default: break;
   }
 }
 

@@ -242,6 +242,8 @@ TEST(Conv, DepthwiseMatchesNaive) {
                      {3, 2, 3, 3, 1, 1, 1},   {3, 7, 7, 3, 1, 1, 1},   {2, 7, 7, 3, 2, 1, 1},   {3, 14, 14, 5, 1, 2, 1},
                      {2, 3, 4, 5, 1, 2, 1},   {2, 11, 9, 7, 1, 3, 1},  {2, 6, 6, 1, 1, 0, 1},   {2, 8, 8, 3, 1, 0, 1},
                      {2, 33, 35, 3, 1, 1, 1}, {2, 20, 21, 5, 2, 2, 1}};
+  const int acts[] = {AOT_ACT_CLAMP, AOT_ACT_SILU, AOT_ACT_RELU, AOT_ACT_SIGMOID, AOT_ACT_HARDSWISH, AOT_ACT_NONE};
+  int which = 0;
   for (const C& t : cases) {
     const aot__conv_geom g = Geom(t.C, t.H, t.W, t.K, t.K, t.S, t.P, t.D);
     std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 8), w = Random(static_cast<size_t>(t.C * t.K * t.K), 9);
@@ -252,7 +254,7 @@ TEST(Conv, DepthwiseMatchesNaive) {
     ep.res = res.data();
     ep.res_m = g.OH * g.OW;
     ep.res_n = 1;
-    ep.act = AOT_ACT_CLAMP;
+    ep.act = acts[which++ % 6];  // every activation's row loop
     ep.lo = 0;
     ep.hi = 0.75f;
     std::vector<float> y(static_cast<size_t>(t.C * g.OH * g.OW), NAN);
@@ -262,7 +264,8 @@ TEST(Conv, DepthwiseMatchesNaive) {
     const int64_t N = g.OH * g.OW;
     for (int64_t m = 0; m < t.C; ++m)
       for (int64_t n = 0; n < N; ++n) want[m * N + n] = Epilogue(want[m * N + n], &ep, m, n);
-    ExpectNear(y, want, scale, "depthwise k=" + std::to_string(t.K) + " s=" + std::to_string(t.S));
+    ExpectNear(y, want, scale,
+               "depthwise k=" + std::to_string(t.K) + " s=" + std::to_string(t.S) + " act=" + std::to_string(ep.act));
     // Channel ranges (how threads split it) give the same bits.
     std::vector<float> parts(y.size(), NAN);
     for (int64_t c = 0; c < t.C; ++c) aot__conv2d_depthwise_range(&g, x.data(), w.data(), parts.data(), &ep, c, c + 1);
