@@ -33,9 +33,10 @@ static inline float aot__bitsf(int32_t i) { float x; memcpy(&x, &i, 4); return x
 
 /* e^x = p 2^n1 2^n2: x = n ln2 + r (Cody-Waite), a degree-6 polynomial p for
  * e^r, and 2^n through the exponent bits in two halves so that results down
- * to 2^-149 stay exact. aot__expf_times(x, k) = k e^x with one rounding into
- * the subnormal range (k before the last factor). NaN: see aot__expf. */
-static inline float aot__expf_times(float x, float k) {
+ * to 2^-149 stay exact (aot__expf_split gives p, 2^n1 and 2^n2 for x clamped
+ * to [-104, 88.8]). aot__expf_times(x, k) = k e^x with one rounding into the
+ * subnormal range (k before the last factor). NaN: see aot__expf. */
+static inline void aot__expf_split(float x, float* p_out, float* s1, float* s2) {
   const float xc = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);
   const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* round to nearest */
   const float r = (xc - n * 0.693359375f) + n * 2.12194440e-4f;
@@ -48,7 +49,14 @@ static inline float aot__expf_times(float x, float k) {
   p = p * r * r + r + 1.0f;
   const int32_t ni = (int32_t)n;
   const int32_t n1 = ni / 2, n2 = ni - n1;
-  const float y = k * p * aot__bitsf((n1 + 127) << 23) * aot__bitsf((n2 + 127) << 23);
+  *p_out = p;
+  *s1 = aot__bitsf((n1 + 127) << 23);
+  *s2 = aot__bitsf((n2 + 127) << 23);
+}
+static inline float aot__expf_times(float x, float k) {
+  float p, s1, s2;
+  aot__expf_split(x, &p, &s1, &s2);
+  const float y = k * p * s1 * s2;
   return x > 88.8f ? k * (float)INFINITY : y;
 }
 AOT_UNUSED static inline float aot__expf(float x) { return x != x ? x : aot__expf_times(x, 1.0f); }
@@ -100,8 +108,11 @@ AOT_UNUSED static inline float aot__sigmoidf(float x) {
 }
 /* x sigmoid(x); for x < 0 as x e^x / (1 + e^x), x scaling e^x before it rounds. */
 AOT_UNUSED static inline float aot__siluf(float x) {
-  const float e = aot__expf(x < 0.0f ? x : -x);
-  const float num = x < 0.0f ? aot__expf_times(x, x) : x;
+  /* One exponential: for x < 0 the numerator's e^x is the denominator's. */
+  float p, s1, s2;
+  aot__expf_split(x < 0.0f ? x : -x, &p, &s1, &s2);
+  const float e = p * s1 * s2;
+  const float num = x < 0.0f ? x * p * s1 * s2 : x;
   return x != x ? x : num / (1.0f + e);
 }
 
