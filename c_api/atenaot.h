@@ -67,8 +67,11 @@ enum {
                                     input or another output */
   AOT_ERR_CORRUPT_WEIGHTS = 17,  /* the weights fail their CRC-32 check (a changed NAME.weights, or one
                                     from another build) */
-  AOT_ERR_UNSUPPORTED_CPU = 18   /* the library was built for instruction-set extensions (--cpu) this CPU
+  AOT_ERR_UNSUPPORTED_CPU = 18,  /* the library was built for instruction-set extensions (--cpu) this CPU
                                     lacks; the message names one */
+  AOT_ERR_INDEX_OUT_OF_RANGE = 19 /* a tensor of indices (index_select, embedding, advanced indexing,
+                                    embedding_bag) holds a value outside the indexed dimension, where eager
+                                    raises IndexError; outputs are unspecified */
 };
 
 typedef int32_t aot_dtype;

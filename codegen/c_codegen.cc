@@ -306,11 +306,33 @@ class CEmitter final : public KernelLowering {
     ptr_names_.clear();
     kernel_comment_ = comment;
     par_total_ = 0;
+    kernel_fails_ = false;
+  }
+
+  // The statement a kernel runs when an index read from a tensor (`raw`) is
+  // outside [lo, hi): the kernel returns the status to aot__compute, which
+  // returns it to the caller. Such kernels run on the calling thread.
+  std::string IndexFail(const std::string& raw, int64_t lo, int64_t hi, const std::string& where) {
+    kernel_fails_ = true;
+    return "return aot__bad_index(err, err_len, " + raw + ", " + std::to_string(lo) + ", " + std::to_string(hi) + ", " +
+           CStringLiteral(where) + ");";
+  }
+  // "dimension D of %x in aten::op (%y)".
+  static std::string IndexWhere(const Node* n, const Value* x, size_t dim) {
+    return "dimension " + std::to_string(dim) + " of %" + x->name() + " in " + n->op().qualified_name + " (%" +
+           n->output(0)->name() + ")";
   }
 
   void EndKernel() {
     std::string fn = "aot_k" + std::to_string(kernel_count_++);
     kernels_ << "/* " << CComment(kernel_comment_) << " */\n";
+    if (kernel_fails_) {  // returns a status (an index out of range); never split
+      kernels_ << "static int " << fn << "(void* const* in, void* const* out, uint8_t* arena, const uint8_t* wts, char* err,\n"
+               << "    size_t err_len) {\n  (void)in; (void)out; (void)arena; (void)wts;\n"
+               << body_.str() << loops_.str() << "  return AOT_OK;\n}\n\n";
+      calls_ << "  {\n    const int s = " << fn << "(in, out, arena, wts, err, err_len);\n    if (s) return s;\n  }\n";
+      return;
+    }
     if (par_total_ > 0) {  // the loops run over [lo, hi) of the first loop's range, on the pool
       kernels_ << "static void " << fn << "_part(void* ctx, int64_t lo, int64_t hi) {\n"
                << "  const aot__kargs* a = (const aot__kargs*)ctx;\n"
@@ -1058,8 +1080,10 @@ class CEmitter final : public KernelLowering {
     // y's dims: src dims before `dim`, idx dims, src dims after `dim`.
     const size_t ir = idx->meta().sizes.size();
     std::vector<std::string> iv(v.begin() + static_cast<std::ptrdiff_t>(dim), v.begin() + static_cast<std::ptrdiff_t>(dim + ir));
-    loops_ << ind << "int64_t k = (int64_t)" << pi << "[" << Lin(iv, idx->meta().strides) << "];\n";
-    loops_ << ind << "if (k < 0) k += " << src->meta().sizes[dim] << ";\n";
+    // Indices in [0, size): index_select and embedding do not wrap negatives.
+    loops_ << ind << "const int64_t k = (int64_t)" << pi << "[" << Lin(iv, idx->meta().strides) << "];\n";
+    loops_ << ind << "if (k < 0 || k >= " << src->meta().sizes[dim] << ") "
+           << IndexFail("k", 0, src->meta().sizes[dim], IndexWhere(n, src, dim)) << "\n";
     std::string so;
     for (size_t d = 0; d < src->meta().sizes.size(); ++d) {
       std::string var = d < dim ? v[d] : d == dim ? "k" : v[d - 1 + ir];
@@ -1107,7 +1131,8 @@ class CEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(AdvancedIndex ai, AnalyzeAdvancedIndex(om, idx));
     std::vector<std::string> v;
     std::string ind = OpenLoops(ai.result, "i", &v);
-    AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(ai, om, v, ind));
+    AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(ai, om, v, ind, "%" + self->name() + " in " + n->op().qualified_name +
+                                                                       " (%" + out->name() + ")"));
     loops_ << gt.decls << ind << po << "[" << gt.offset << "]" << op
            << CCast(pv + "[" + Lin(v, BroadcastStrides(values->meta(), ai.result)) + "]", om.dtype) << ";\n";
     CloseLoops(v.size());
@@ -1116,9 +1141,11 @@ class CEmitter final : public KernelLowering {
 
   // The pointers of ai's index tensors, then the statements that read them.
   StatusOr<GatherText> GatherFor(const AdvancedIndex& ai, const TensorMeta& x, const std::vector<std::string>& v,
-                                 const std::string& ind) {
+                                 const std::string& ind, const std::string& where) {
     AOT_ASSIGN_OR_RETURN(std::vector<std::string> ptrs, IndexTensorPtrs(ai, [this](const Value* t) { return Ptr(t); }));
-    return AdvancedIndexText(ai, x, v, ptrs, ind);
+    return AdvancedIndexText(ai, x, v, ptrs, ind, [&](const std::string& raw, int64_t size, size_t dim) {
+      return IndexFail(raw, -size, size, "dimension " + std::to_string(dim) + " of " + where);
+    });
   }
 
   // y = x[indices] (index.Tensor): a gather over y's elements.
@@ -1129,7 +1156,8 @@ class CEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::vector<std::string> v;
     std::string ind = OpenLoops(ai.result, "i", &v);
-    AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(ai, x->meta(), v, ind));
+    AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(ai, x->meta(), v, ind, "%" + x->name() + " in " +
+                                                                       n->op().qualified_name + " (%" + y->name() + ")"));
     loops_ << gt.decls << ind << py << "[" << Lin(v, y->meta().strides) << "] = "
            << CCast(px + "[" + gt.offset + "]", y->meta().dtype) << ";\n";
     CloseLoops(v.size());
@@ -1168,15 +1196,29 @@ class CEmitter final : public KernelLowering {
     const std::string os = std::to_string(offs->meta().strides[0]), is = std::to_string(idx->meta().strides[0]);
     const std::string yrow = "b * " + std::to_string(ys[0]), yj = yrow + " + j * " + std::to_string(ys[1]);
     const std::string wj = "k * " + std::to_string(ws[0]) + " + j * " + std::to_string(ws[1]);
+    // Offsets as eager accepts them: offsets[0] = 0, non-decreasing, at most the number of indices.
+    if (noff > 0)
+      loops_ << "  if ((int64_t)" << po << "[0] != 0) "
+             << IndexFail("(int64_t)" + po + "[0]", 0, 1,
+                          "offsets[0] (must be 0) of %" + w->name() + " in aten::embedding_bag (%" + y->name() + ")")
+             << "\n";
     loops_ << "  for (int64_t b = 0; b < " << nbags << "; ++b) {\n"
            << "    const int64_t s = (int64_t)" << po << "[b * " << os << "], e = "
            << (last_offset ? "(int64_t)" + po + "[(b + 1) * " + os + "]"
                            : "b + 1 < " + std::to_string(noff) + " ? (int64_t)" + po + "[(b + 1) * " + os + "] : " +
                                  std::to_string(nidx))
-           << ";\n    int64_t cnt = 0;\n"
+           << ";\n"
+           << "    if (s < 0 || s > " << nidx << ") "
+           << IndexFail("s", 0, nidx + 1, "the offsets of %" + w->name() + " in aten::embedding_bag (%" + y->name() + ")")
+           << "\n    if (e < s || e > " << nidx << ") "
+           << IndexFail("e", 0, nidx + 1, "the offsets (non-decreasing) of %" + w->name() + " in aten::embedding_bag (%" +
+                                             y->name() + ")")
+           << "\n    int64_t cnt = 0;\n"
            << "    for (int64_t j = 0; j < " << D << "; ++j) " << py << "[" << yj << "] = " << (mode == 2 ? "-INFINITY" : "0") << ";\n"
            << "    for (int64_t i = s; i < e; ++i) {\n"
-           << "      const int64_t k = (int64_t)" << pi << "[i * " << is << "];\n";
+           << "      const int64_t k = (int64_t)" << pi << "[i * " << is << "];\n"
+           << "      if (k < 0 || k >= " << w->meta().sizes[0] << ") " << IndexFail("k", 0, w->meta().sizes[0], IndexWhere(n, w, 0))
+           << "\n";
     if (has_pad) loops_ << "      if (k == " << Lit(n, 8).i << ") continue;\n";
     std::string x = pw + "[" + wj + "]";
     if (psw) x = "(" + ct + ")(" + x + " * " + pp + "[i * " + std::to_string(psw->meta().strides[0]) + "])";
@@ -1380,8 +1422,9 @@ class CEmitter final : public KernelLowering {
     if (kl_used_) c << "/* ---- the kernel library (codegen/kernels) ---- */\n#define AOT_KAPI AOT_UNUSED static\n" << kKernelsSource << "\n";
     if (kl_used_ && opts_.threads) c << kCGemmThreadsSource << "\n";
     c << weights_.str() << "\n" << kernels_.str();
-    c << "static void aot__compute(void* const* in, void* const* out, uint8_t* arena, const uint8_t* wts) {\n"
-      << calls_.str() << "  (void)in; (void)out; (void)arena; (void)wts;\n}\n\n";
+    c << "static int aot__compute(void* const* in, void* const* out, uint8_t* arena, const uint8_t* wts, char* err,\n"
+      << "                        size_t err_len) {\n"
+      << calls_.str() << "  (void)in; (void)out; (void)arena; (void)wts; (void)err; (void)err_len;\n  return AOT_OK;\n}\n\n";
     AOT_ASSIGN_OR_RETURN(std::string ins, TensorInfoTable(g_, "aot__inputs", true));
     AOT_ASSIGN_OR_RETURN(std::string outs, TensorInfoTable(g_, "aot__outputs", false));
     const std::string layout = InputLayoutTable(g_, "aot__in_layout");
@@ -1400,7 +1443,7 @@ class CEmitter final : public KernelLowering {
     // No loop for a program without inputs (or outputs): `i < 0` fails -Wtype-limits.
     if (nin) c << "  for (size_t i = 0; i < " << nin << "; ++i) in[i] = inputs[i].data;\n";
     if (nout) c << "  for (size_t i = 0; i < " << nout << "; ++i) out[i] = outputs[i].data;\n";
-    c << "  aot__compute(in, out, (uint8_t*)arena, (const uint8_t*)weights);\n  return AOT_OK;\n}\n\n";
+    c << "  return aot__compute(in, out, (uint8_t*)arena, (const uint8_t*)weights, err, err_len);\n}\n\n";
     c << "size_t " << N << "_arena_bytes(void) { return " << ArenaTotal() << "; }\n";
     c << "size_t " << N << "_weights_bytes(void) { return " << wbytes << "; }\n";
     c << "int " << N << "_run(const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs, size_t num_outputs,\n"
@@ -1470,6 +1513,7 @@ class CEmitter final : public KernelLowering {
   std::unordered_map<int64_t, int64_t> output_home_;  // storage -> the output buffer it was planned into
   std::ostringstream weights_, kernels_, calls_, body_, loops_;
   std::string kernel_comment_;
+  bool kernel_fails_ = false;  // the current kernel returns a status (IndexFail)
   std::unordered_map<const Value*, std::string> ptr_names_;
   std::unordered_map<const Value*, std::string> load_expr_;
   std::vector<std::string> unsupported_;

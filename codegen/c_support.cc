@@ -53,6 +53,22 @@ AOT_UNUSED static int aot__fail(char* err, size_t err_len, int code, const char*
   return aot__fail_at(err, err_len, code, what, -1, 0, detail);
 }
 
+/* A gather's index outside [lo, hi) (eager raises IndexError): "index K is
+ * out of range [lo, hi) of <where>". */
+AOT_UNUSED static int aot__bad_index(char* err, size_t err_len, int64_t k, int64_t lo, int64_t hi, const char* where) {
+  aot__msg m = {err, 0, err ? err_len : 0};
+  aot__put(&m, "index ");
+  aot__put_int(&m, k);
+  aot__put(&m, " is out of range [");
+  aot__put_int(&m, lo);
+  aot__put(&m, ", ");
+  aot__put_int(&m, hi);
+  aot__put(&m, ") of ");
+  aot__put(&m, where);
+  aot__put(&m, " (eager raises IndexError)");
+  return AOT_ERR_INDEX_OUT_OF_RANGE;
+}
+
 /* The bytes a tensor's elements occupy, [lo, hi); empty for no elements. */
 typedef struct aot__span { uintptr_t lo, hi; } aot__span;
 static aot__span aot__span_of(const aot_tensor* t) {

@@ -194,8 +194,10 @@ StatusOr<std::vector<std::string>> IndexTensorPtrs(const AdvancedIndex& a,
   return ptrs;
 }
 
-GatherText AdvancedIndexText(const AdvancedIndex& a, const TensorMeta& x, const std::vector<std::string>& vars,
-                             const std::vector<std::string>& idx_ptrs, const std::string& indent) {
+GatherText AdvancedIndexText(
+    const AdvancedIndex& a, const TensorMeta& x, const std::vector<std::string>& vars,
+    const std::vector<std::string>& idx_ptrs, const std::string& indent,
+    const std::function<std::string(const std::string& raw, int64_t size, size_t dim)>& fail) {
   GatherText t;
   const size_t nb = a.bshape.size();
   std::vector<std::string> bvars(vars.begin() + static_cast<std::ptrdiff_t>(a.before),
@@ -205,9 +207,18 @@ GatherText AdvancedIndexText(const AdvancedIndex& a, const TensorMeta& x, const 
     std::string var;
     if (a.idx[d]) {
       var = "k" + std::to_string(d);
-      t.decls += indent + "int64_t " + var + " = (int64_t)" + idx_ptrs[p++] + "[" +
-                 LinearIndex(bvars, BroadcastStrides(a.idx[d]->meta(), a.bshape)) + "];\n";
-      t.decls += indent + "if (" + var + " < 0) " + var + " += " + std::to_string(x.sizes[d]) + ";\n";
+      const std::string read = "(int64_t)" + idx_ptrs[p++] + "[" +
+                               LinearIndex(bvars, BroadcastStrides(a.idx[d]->meta(), a.bshape)) + "]";
+      const std::string size = std::to_string(x.sizes[d]);
+      if (fail) {
+        const std::string raw = "r" + std::to_string(d);
+        t.decls += indent + "const int64_t " + raw + " = " + read + ";\n";
+        t.decls += indent + "const int64_t " + var + " = " + raw + " < 0 ? " + raw + " + " + size + " : " + raw + ";\n";
+        t.decls += indent + "if (" + var + " < 0 || " + var + " >= " + size + ") " + fail(raw, x.sizes[d], d) + "\n";
+      } else {
+        t.decls += indent + "int64_t " + var + " = " + read + ";\n";
+        t.decls += indent + "if (" + var + " < 0) " + var + " += " + size + ";\n";
+      }
     } else {
       var = vars[j < a.before ? j : nb + j];
       ++j;

@@ -140,8 +140,12 @@ StatusOr<std::vector<std::string>> IndexTensorPtrs(const AdvancedIndex& a,
 struct GatherText {
   std::string decls, offset;
 };
-GatherText AdvancedIndexText(const AdvancedIndex& a, const TensorMeta& x, const std::vector<std::string>& vars,
-                             const std::vector<std::string>& idx_ptrs, const std::string& indent);
+// With `fail`, each index K of dimension d outside [-size, size) runs the
+// statement fail(K's variable, size, d) (the C backend returns an error).
+GatherText AdvancedIndexText(
+    const AdvancedIndex& a, const TensorMeta& x, const std::vector<std::string>& vars,
+    const std::vector<std::string>& idx_ptrs, const std::string& indent,
+    const std::function<std::string(const std::string& raw, int64_t size, size_t dim)>& fail = nullptr);
 
 // sort/topk over one dim: the rows (every other dim) and, per result, the
 // strides of its kept dims.

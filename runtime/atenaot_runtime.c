@@ -51,6 +51,7 @@ const char* aot_status_name(aot_status s) {
     case AOT_ERR_CORRUPT_WEIGHTS: return "AOT_ERR_CORRUPT_WEIGHTS";
     case AOT_ERR_OVERLAP: return "AOT_ERR_OVERLAP";
     case AOT_ERR_UNSUPPORTED_CPU: return "AOT_ERR_UNSUPPORTED_CPU";
+    case AOT_ERR_INDEX_OUT_OF_RANGE: return "AOT_ERR_INDEX_OUT_OF_RANGE";
   }
   return "AOT_ERR_UNKNOWN";
 }

@@ -55,6 +55,7 @@ pub mod sys {
     pub const AOT_ERR_OVERLAP: aot_status = 16;
     pub const AOT_ERR_CORRUPT_WEIGHTS: aot_status = 17;
     pub const AOT_ERR_UNSUPPORTED_CPU: aot_status = 18;
+    pub const AOT_ERR_INDEX_OUT_OF_RANGE: aot_status = 19;
 
     /// `aot_dtype` (kept as an integer: a value the C side sends that Rust
     /// does not know must not become an invalid Rust enum).
@@ -186,6 +187,8 @@ pub enum Status {
     Overlap,
     /// AOT_ERR_UNSUPPORTED_CPU: the library was built for CPU features this CPU lacks
     UnsupportedCpu,
+    /// AOT_ERR_INDEX_OUT_OF_RANGE: a tensor of indices holds a value outside its dimension
+    IndexOutOfRange,
     /// A code this crate does not know.
     Unknown(i32),
 }
@@ -213,6 +216,7 @@ impl Status {
             sys::AOT_ERR_CORRUPT_WEIGHTS => Status::CorruptWeights,
             sys::AOT_ERR_OVERLAP => Status::Overlap,
             sys::AOT_ERR_UNSUPPORTED_CPU => Status::UnsupportedCpu,
+            sys::AOT_ERR_INDEX_OUT_OF_RANGE => Status::IndexOutOfRange,
             other => Status::Unknown(other),
         })
     }
@@ -238,6 +242,7 @@ impl Status {
             Status::CorruptWeights => sys::AOT_ERR_CORRUPT_WEIGHTS,
             Status::Overlap => sys::AOT_ERR_OVERLAP,
             Status::UnsupportedCpu => sys::AOT_ERR_UNSUPPORTED_CPU,
+            Status::IndexOutOfRange => sys::AOT_ERR_INDEX_OUT_OF_RANGE,
             Status::Unknown(c) => c,
         }
     }
