@@ -64,29 +64,48 @@ typedef struct aot__operand {
   const aot__conv_geom* conv;
 } aot__operand;
 
-/* c[j * s] = act(c[j * s]) for j < n, as the epilogue defines act: one loop
- * per activation (the switch hoisted), each vectorisable when s is 1; sigmoid
- * and silu are aot_vecmath.h's branch-free forms. */
+/* act(v) as the epilogue defines it, for one element. */
+static inline float aot__act1(float v, int act, float lo, float hi) {
+  switch (act) {
+    case AOT_ACT_RELU: return v < 0.f ? 0.f : v;
+    case AOT_ACT_CLAMP: return v < lo ? lo : (v > hi ? hi : v);
+    case AOT_ACT_HARDSWISH: {
+      const float r = v + 3.f < 0.f ? 0.f : (v + 3.f > 6.f ? 6.f : v + 3.f);
+      return v * r / 6.f;
+    }
+    case AOT_ACT_SIGMOID: return aot__sigmoidf(v);
+    case AOT_ACT_SILU: return aot__siluf(v);
+    default: return v;
+  }
+}
+
+/* c[j * s] = act(c[j * s]) for j < n. Unit stride (the common case) runs one
+ * loop per activation, the switch hoisted and the stride a constant, so
+ * GCC vectorises each (with a run-time stride it does not: "complicated
+ * access pattern"); sigmoid and silu are aot_vecmath.h's branch-free forms. */
 static inline void aot__act_row(float* c, int64_t n, int64_t s, const aot__epilogue* ep) {
+  const int act = ep->act;
   const float lo = ep->lo, hi = ep->hi;
-  switch (ep->act) {
+  if (act == AOT_ACT_NONE) return;
+  if (s != 1) {
+    for (int64_t j = 0; j < n; ++j) c[j * s] = aot__act1(c[j * s], act, lo, hi);
+    return;
+  }
+  switch (act) {
     case AOT_ACT_RELU:
-      for (int64_t j = 0; j < n; ++j) c[j * s] = c[j * s] < 0.f ? 0.f : c[j * s];
+      for (int64_t j = 0; j < n; ++j) c[j] = aot__act1(c[j], AOT_ACT_RELU, lo, hi);
       break;
     case AOT_ACT_CLAMP:
-      for (int64_t j = 0; j < n; ++j) c[j * s] = c[j * s] < lo ? lo : (c[j * s] > hi ? hi : c[j * s]);
+      for (int64_t j = 0; j < n; ++j) c[j] = aot__act1(c[j], AOT_ACT_CLAMP, lo, hi);
       break;
     case AOT_ACT_HARDSWISH:
-      for (int64_t j = 0; j < n; ++j) {
-        const float v = c[j * s], r = v + 3.f < 0.f ? 0.f : (v + 3.f > 6.f ? 6.f : v + 3.f);
-        c[j * s] = v * r / 6.f;
-      }
+      for (int64_t j = 0; j < n; ++j) c[j] = aot__act1(c[j], AOT_ACT_HARDSWISH, lo, hi);
       break;
     case AOT_ACT_SIGMOID:
-      for (int64_t j = 0; j < n; ++j) c[j * s] = aot__sigmoidf(c[j * s]);
+      for (int64_t j = 0; j < n; ++j) c[j] = aot__sigmoidf(c[j]);
       break;
     case AOT_ACT_SILU:
-      for (int64_t j = 0; j < n; ++j) c[j * s] = aot__siluf(c[j * s]);
+      for (int64_t j = 0; j < n; ++j) c[j] = aot__siluf(c[j]);
       break;
     default: break;
   }
