@@ -188,8 +188,10 @@ AOT_UNUSED static inline float aot__powf(float x, float y) {
   q = q * f2 + 1.0 / 5;
   q = q * f2 + 1.0 / 3;
   q = q * f2 + 1.0;
-  double l = e + 2.0 * f * q * 1.4426950408889634; /* log2 |x| */
-  l = ax == 0.0f ? -(double)INFINITY : (ax == (float)INFINITY ? (double)INFINITY : l);
+  /* log2 |x| (finite nonsense for 0 and inf: their results are selected
+   * below, after the last use of l, so a constant y folds no branch into the
+   * vector loop: GCC threads a select that feeds t's clamp into control flow) */
+  const double l = e + 2.0 * f * q * 1.4426950408889634;
   double t = (double)y * l;
   t = t < -160.0 ? -160.0 : (t > 130.0 ? 130.0 : t);
   const double k = t + 6755399441055744.0; /* 1.5 * 2^52: rounds t, n in the low bits */
@@ -206,6 +208,9 @@ AOT_UNUSED static inline float aot__powf(float x, float y) {
   p = p * w + 0.5;
   p = p * w * w + w + 1.0;
   float r = (float)(p * aot__dbits_to((int64_t)(((uint64_t)aot__dbits(k) + 1023u) << 52)));
+  /* |x| = 0: 0 for y > 0, inf for y < 0; |x| = inf: the other way round. */
+  const float zero_inf = (ax == 0.0f) == (y > 0.0f) ? 0.0f : (float)INFINITY;
+  r = (ax == 0.0f) | (ax == (float)INFINITY) ? zero_inf : r;
   const float ay = y < 0.0f ? -y : y;
   const int32_t yi = (int32_t)(ay < 16777216.0f ? y : 0.0f);
   const int is_int = (ay >= 16777216.0f) | ((float)yi == y);
