@@ -1131,8 +1131,7 @@ class CEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(AdvancedIndex ai, AnalyzeAdvancedIndex(om, idx));
     std::vector<std::string> v;
     std::string ind = OpenLoops(ai.result, "i", &v);
-    AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(ai, om, v, ind, "%" + self->name() + " in " + n->op().qualified_name +
-                                                                       " (%" + out->name() + ")"));
+    AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(n, ai, om, v, ind));
     loops_ << gt.decls << ind << po << "[" << gt.offset << "]" << op
            << CCast(pv + "[" + Lin(v, BroadcastStrides(values->meta(), ai.result)) + "]", om.dtype) << ";\n";
     CloseLoops(v.size());
@@ -1140,11 +1139,12 @@ class CEmitter final : public KernelLowering {
   }
 
   // The pointers of ai's index tensors, then the statements that read them.
-  StatusOr<GatherText> GatherFor(const AdvancedIndex& ai, const TensorMeta& x, const std::vector<std::string>& v,
-                                 const std::string& ind, const std::string& where) {
+  // n indexes its first input (index.Tensor, index_put), laid out as x.
+  StatusOr<GatherText> GatherFor(const Node* n, const AdvancedIndex& ai, const TensorMeta& x,
+                                 const std::vector<std::string>& v, const std::string& ind) {
     AOT_ASSIGN_OR_RETURN(std::vector<std::string> ptrs, IndexTensorPtrs(ai, [this](const Value* t) { return Ptr(t); }));
     return AdvancedIndexText(ai, x, v, ptrs, ind, [&](const std::string& raw, int64_t size, size_t dim) {
-      return IndexFail(raw, -size, size, "dimension " + std::to_string(dim) + " of " + where);
+      return IndexFail(raw, -size, size, IndexWhere(n, n->input(0), dim));
     });
   }
 
@@ -1156,8 +1156,7 @@ class CEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::vector<std::string> v;
     std::string ind = OpenLoops(ai.result, "i", &v);
-    AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(ai, x->meta(), v, ind, "%" + x->name() + " in " +
-                                                                       n->op().qualified_name + " (%" + y->name() + ")"));
+    AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(n, ai, x->meta(), v, ind));
     loops_ << gt.decls << ind << py << "[" << Lin(v, y->meta().strides) << "] = "
            << CCast(px + "[" + gt.offset + "]", y->meta().dtype) << ";\n";
     CloseLoops(v.size());
@@ -1208,9 +1207,8 @@ class CEmitter final : public KernelLowering {
                            : "b + 1 < " + std::to_string(noff) + " ? (int64_t)" + po + "[(b + 1) * " + os + "] : " +
                                  std::to_string(nidx))
            << ";\n"
-           << "    if (s < 0 || s > " << nidx << ") "
-           << IndexFail("s", 0, nidx + 1, "the offsets of %" + w->name() + " in aten::embedding_bag (%" + y->name() + ")")
-           << "\n    if (e < s || e > " << nidx << ") "
+           // s is offsets[0] = 0 or the previous bag's e, already checked.
+           << "    if (e < s || e > " << nidx << ") "
            << IndexFail("e", 0, nidx + 1, "the offsets (non-decreasing) of %" + w->name() + " in aten::embedding_bag (%" +
                                              y->name() + ")")
            << "\n    int64_t cnt = 0;\n"

@@ -25,18 +25,15 @@ constexpr int64_t kBlasWorkspace = 32 << 20;      // cuBLAS workspace (NVIDIA's 
 constexpr int64_t kSmallIndex = int64_t{1} << 30;  // below this, kernels index with 32-bit ints
 
 std::string S(int64_t v) { return std::to_string(v); }
-
+bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 // Whether `code` reads the variable `var` as `var.lane` (not as a suffix of
 // a longer name).
 bool ReadsVar(const std::string& code, const std::string& var) {
   const std::string key = var + ".";
-  for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + 1)) {
-    const char before = at == 0 ? ' ' : code[at - 1];
-    if (!std::isalnum(static_cast<unsigned char>(before)) && before != '_') return true;
-  }
+  for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + 1))
+    if (at == 0 || !IsIdent(code[at - 1])) return true;
   return false;
 }
-bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
 int64_t Product(const std::vector<int64_t>& v) {
   int64_t p = 1;

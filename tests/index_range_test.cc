@@ -35,24 +35,23 @@ void Check(const Case& c, const std::vector<at::Tensor>& good, const std::vector
   aot_model* m = nullptr;
   ASSERT_EQ(CompileAndOpen(**g, c.trace_inputs, ::testing::TempDir() + "/index_range_" + c.name, &m), "");
   const at::Tensor out = at::empty_like(c.fn(c.trace_inputs)[0]);
-  auto run = [&](const at::Tensor& idx) {
+  auto with = [&](const at::Tensor& idx) {  // the traced inputs, the index tensor (last) replaced
     Ts ins = c.trace_inputs;
     ins.back() = idx;
+    return ins;
+  };
+  auto run = [&](const at::Tensor& idx) {
     std::vector<aot_tensor> in;
-    for (const at::Tensor& t : ins) in.push_back(DescribeTensor(t));
+    for (const at::Tensor& t : with(idx)) in.push_back(DescribeTensor(t));
     aot_tensor o = DescribeTensor(out);
     return aot_model_run(m, in.data(), in.size(), &o, 1, nullptr, 0);
   };
   for (const at::Tensor& idx : good) {
     ASSERT_EQ(run(idx), AOT_OK) << c.name << ": " << aot_last_error();
-    Ts ins = c.trace_inputs;
-    ins.back() = idx;
-    EXPECT_TRUE(at::equal(out, c.fn(ins)[0])) << c.name << " with indices " << idx;
+    EXPECT_TRUE(at::equal(out, c.fn(with(idx))[0])) << c.name << " with indices " << idx;
   }
   for (const at::Tensor& idx : bad) {
-    Ts ins = c.trace_inputs;
-    ins.back() = idx;
-    EXPECT_ANY_THROW(c.fn(ins)) << c.name << ": eager accepts " << idx << ", so the library must too";
+    EXPECT_ANY_THROW(c.fn(with(idx))) << c.name << ": eager accepts " << idx << ", so the library must too";
     EXPECT_EQ(run(idx), AOT_ERR_INDEX_OUT_OF_RANGE) << c.name << " with indices " << idx;
     const std::string msg = aot_last_error();
     EXPECT_NE(msg.find("is out of range"), std::string::npos) << msg;
