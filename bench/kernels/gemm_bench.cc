@@ -105,12 +105,15 @@ void GemmShapes(benchmark::internal::Benchmark* b) {
     b->Args(s);
 }
 
-// Convolutions (Cin, H, Cout, k, stride): ResNet-50 and MobileNetV2 layers.
+// Convolutions (Cin, H, Cout, k, stride): ResNet-50 and MobileNetV2 layers,
+// then DenseNet-121's 3x3 layers (32 output channels: packing the image
+// costs as much as the product).
 void ConvShapes(benchmark::internal::Benchmark* b) {
   for (auto s : std::vector<std::vector<int64_t>>{{3, 224, 64, 7, 2},   {64, 56, 64, 3, 1},  {128, 28, 128, 3, 1},
                                                   {256, 14, 256, 3, 1}, {512, 7, 512, 3, 1}, {64, 56, 256, 1, 1},
                                                   {256, 56, 64, 1, 1},  {256, 56, 512, 1, 2}, {16, 112, 96, 1, 1},
-                                                  {144, 56, 24, 1, 1},  {960, 7, 320, 1, 1}})
+                                                  {144, 56, 24, 1, 1},  {960, 7, 320, 1, 1}, {128, 56, 32, 3, 1},
+                                                  {128, 28, 32, 3, 1},  {128, 14, 32, 3, 1}, {128, 7, 32, 3, 1}})
     b->Args(s);
 }
 

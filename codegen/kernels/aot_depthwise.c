@@ -95,18 +95,26 @@ AOT__DW_INLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, cons
         aot__dw_row(g, plane, wc, yr, ih0, 0, KH, KH, KW, SW, DH, DW, lo, hi, flat);
       else
         aot__dw_row(g, plane, wc, yr, ih0, kh0, kh1, KH, KW, SW, DH, DW, lo, hi, 0);
-      if (!ep) continue;
-      const int64_t n0 = oh * OW;
-      if (ep->bias) {
-        const float* bp = ep->bias + c * ep->bias_m + n0 * ep->bias_n;
-        for (int64_t ow = 0; ow < OW; ++ow) yr[ow] += bp[ow * ep->bias_n];
-      }
-      if (ep->res) {
-        const float* rp = ep->res + c * ep->res_m + n0 * ep->res_n;
-        for (int64_t ow = 0; ow < OW; ++ow) yr[ow] += rp[ow * ep->res_n];
-      }
-      aot__act_row(yr, OW, 1, ep);
     }
+    if (!ep) continue;
+    /* The epilogue over the whole plane (still in cache): long vector loops
+     * on 7x7 and 14x14 maps, where rows of 7 or 14 were mostly tails. */
+    float* yp = y + c * OH * OW; /* not restrict: res may be y itself */
+    const int64_t np = OH * OW;
+    if (ep->bias) {
+      const float* bp = ep->bias + c * ep->bias_m;
+      if (ep->bias_n == 0) {
+        const float bb = bp[0];
+        for (int64_t j = 0; j < np; ++j) yp[j] += bb;
+      } else {
+        for (int64_t j = 0; j < np; ++j) yp[j] += bp[j * ep->bias_n];
+      }
+    }
+    if (ep->res) {
+      const float* rp = ep->res + c * ep->res_m;
+      for (int64_t j = 0; j < np; ++j) yp[j] += rp[j * ep->res_n];
+    }
+    aot__act_row(yp, np, 1, ep);
   }
 }
 

@@ -37,7 +37,8 @@ static inline float aot__bitsf(int32_t i) { float x; memcpy(&x, &i, 4); return x
  * to [-104, 88.8]). aot__expf_times(x, k) = k e^x with one rounding into the
  * subnormal range (k before the last factor). NaN: see aot__expf. */
 static inline void aot__expf_split(float x, float* p_out, float* s1, float* s2) {
-  const float xc = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);
+  /* NaN clamps to -104 (callers return NaN themselves): n stays an in-range int. */
+  const float xc = !(x >= -104.0f) ? -104.0f : (x > 88.8f ? 88.8f : x);
   const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* round to nearest */
   const float r = (xc - n * 0.693359375f) + n * 2.12194440e-4f;
   float p = 1.9875691500e-4f;

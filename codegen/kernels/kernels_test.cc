@@ -136,8 +136,34 @@ TEST(Sgemm, TransposedOperandsAndStridedOutput) {
 
 TEST(Sgemm, EpilogueActivations) {
   REQUIRE_ISA();
+  // K = 300: two K blocks, so full tiles add the second block to what the first stored.
   for (int act : {AOT_ACT_RELU, AOT_ACT_CLAMP, AOT_ACT_HARDSWISH, AOT_ACT_SIGMOID, AOT_ACT_SILU})
-    for (bool res : {false, true}) RunGemm({19, 40, 70, true, false, false, false, act, true, res});
+    for (bool res : {false, true})
+      for (bool bias_row : {true, false}) {
+        RunGemm({19, 40, 70, true, false, false, false, act, bias_row, res});
+        RunGemm({16, 64, 300, true, false, false, false, act, bias_row, res});
+      }
+}
+
+// Sigmoid and SiLU rows run in blocks of 16 with the tail in a padded block:
+// every length gives each element the bits of the one-element function.
+TEST(ActRow, BlocksAndTailsMatchTheElementFunction) {
+  REQUIRE_ISA();
+  std::vector<float> src = Random(100, 15);
+  const float special[] = {-100.f, -88.5f, -20.f, -0.f, 0.f, 1e-30f, 30.f, 90.f, INFINITY, -INFINITY, NAN};
+  for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); ++i) src[i * 7] = special[i];
+  for (int act : {AOT_ACT_SIGMOID, AOT_ACT_SILU})
+    for (int64_t n : {1, 7, 15, 16, 17, 49, 100}) {
+      aot__epilogue ep = {};
+      ep.act = act;
+      std::vector<float> got(src.begin(), src.begin() + n);
+      aot__act_row(got.data(), n, 1, &ep);
+      for (int64_t j = 0; j < n; ++j) {
+        const float want = act == AOT_ACT_SILU ? aot__siluf(src[j]) : aot__sigmoidf(src[j]);
+        EXPECT_EQ(0, std::memcmp(&got[j], &want, 4)) << "act " << act << " n " << n << " element " << j << ": "
+                                                     << got[j] << " vs " << want;
+      }
+    }
 }
 
 TEST(Sgemm, EmptySumIsTheEpilogueOfZero) {
@@ -209,7 +235,9 @@ TEST(Conv, Im2colPanelsMatchNaiveConvolution) {
   REQUIRE_ISA();
   struct C { int64_t C, H, W, KH, KW, S, P, D, cout; };
   const C cases[] = {{3, 23, 37, 7, 7, 2, 3, 1, 10}, {16, 20, 40, 3, 3, 1, 1, 1, 9}, {5, 9, 9, 1, 1, 2, 0, 1, 17},
-                     {4, 12, 33, 3, 3, 1, 2, 2, 8},  {2, 5, 6, 3, 3, 1, 1, 1, 3},   {30, 7, 7, 3, 3, 1, 1, 1, 70}};
+                     {4, 12, 33, 3, 3, 1, 2, 2, 8},  {2, 5, 6, 3, 3, 1, 1, 1, 3},   {30, 7, 7, 3, 3, 1, 1, 1, 70},
+                     // stride 2 with padding; a second K block that starts inside a channel (300 = 12 x 25)
+                     {8, 15, 31, 3, 3, 2, 1, 1, 12}, {12, 19, 21, 5, 5, 1, 2, 1, 20}};
   for (const C& t : cases) {
     const aot__conv_geom g = Geom(t.C, t.H, t.W, t.KH, t.KW, t.S, t.P, t.D);
     const int64_t K = t.C * t.KH * t.KW, N = g.OH * g.OW;
