@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "codegen/kernel_util.h"
+#include "ir/op_table.h"
 
 namespace atenaot {
 namespace {
@@ -100,14 +101,55 @@ bool FoldOne(Graph& g, Node* bn) {
   return true;
 }
 
+// An eval-mode batch_norm with constant parameters that no conv absorbs (it
+// follows a cat or a pool) becomes addcmul(beta, x, alpha) with per-channel
+// alpha = gamma / sqrt(var + eps) and beta = bias - mean * alpha, as eager's
+// CPU kernel computes it: one multiply-add per element that fuses with the
+// relu after it, instead of a division and a square root.
+bool ToScaleShift(Graph& g, const OpTable& ops, Node* bn) {
+  if (bn->op().schema.name != "batch_norm" || bn->outputs().size() != 1 || bn->args().size() < 8) return false;
+  const Literal& training = bn->args()[5].literal;
+  if (training.kind != Literal::Kind::kBool || training.b || bn->args()[7].literal.kind != Literal::Kind::kFloat)
+    return false;
+  const OpInfo* addcmul = ops.Find("aten::addcmul");
+  Value* x = bn->input(0);
+  Value* y = bn->output();
+  if (!addcmul || !x || x->meta().dtype != DType::kFloat32 || y->meta().dtype != DType::kFloat32 ||
+      x->meta().sizes.size() < 2 || x->meta().sizes != y->meta().sizes)
+    return false;
+  const int64_t cn = x->meta().sizes[1];
+  const WeightData* gd = F32Weight(g, bn->input(1), cn);
+  const WeightData* bd = F32Weight(g, bn->input(2), cn);
+  const WeightData* md = F32Weight(g, bn->input(3), cn);
+  const WeightData* vd = F32Weight(g, bn->input(4), cn);
+  if (!md || !vd || (bn->input(1) && !gd) || (bn->input(2) && !bd)) return false;
+  const double eps = bn->args()[7].literal.f;
+  const std::vector<double> gv = Floats(gd, cn, 1), bv = Floats(bd, cn, 0), mv = Floats(md, cn, 0), vv = Floats(vd, cn, 1);
+  std::vector<double> alpha(static_cast<size_t>(cn)), beta(static_cast<size_t>(cn));
+  for (size_t c = 0; c < alpha.size(); ++c) {
+    alpha[c] = static_cast<float>(gv[c] / std::sqrt(vv[c] + eps));
+    beta[c] = bv[c] - mv[c] * alpha[c];
+  }
+  std::vector<int64_t> shape(x->meta().sizes.size() - 1, 1);  // [C, 1, ...]: broadcasts along dim 1
+  shape[0] = cn;
+  const std::string base = bn->input(3)->name();
+  Value* a = NewF32Weight(g, base + ".bn_scale", shape, alpha);
+  Value* b = NewF32Weight(g, base + ".bn_shift", shape, beta);
+  Node* n = g.CreateNode(addcmul, {Arg::Of(b), Arg::Of(x), Arg::Of(a), Arg::Of(Literal::Int(1))}, 1, bn);
+  n->output()->mutable_meta() = y->meta();  // same layout and storage: in-place users of y stay right
+  g.ReplaceAllUsesWith(y, n->output());  // graph outputs included
+  g.Destroy(bn);
+  return true;
+}
+
 }  // namespace
 
-int FoldBatchNormIntoConv(Graph& g) {
+int FoldBatchNormIntoConv(Graph& g, const OpTable& ops) {
   std::vector<Node*> bns;
   for (Node* n : g.nodes())
     if (n->op().schema.name == "batch_norm") bns.push_back(n);
   int folded = 0;
-  for (Node* bn : bns) folded += FoldOne(g, bn) ? 1 : 0;
+  for (Node* bn : bns) folded += FoldOne(g, bn) || ToScaleShift(g, ops, bn) ? 1 : 0;
   return folded;
 }
 

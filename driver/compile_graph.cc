@@ -36,7 +36,7 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
   }
   AOT_RETURN_IF_ERROR(RunPasses(g, passes, ops, popts));
   AOT_RETURN_IF_ERROR(Timed(popts, "annotate", [&] { return annotate(g); }));  // the sample run
-  Timed(popts, "fold batch_norm", [&] { return FoldBatchNormIntoConv(g); });
+  Timed(popts, "fold batch_norm", [&] { return FoldBatchNormIntoConv(g, ops); });
   std::unordered_set<const Value*> fused;
   ReusePairs reuse;
   auto fuse = [&] {
