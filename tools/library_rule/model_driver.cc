@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,23 +36,6 @@ std::vector<std::string> OutputFiles(const std::string& dir) {
     files.push_back(f);
   }
   return files;
-}
-
-double ValueAt(const NpyArray& a, int64_t i) {
-  const uint8_t* p = a.data.data() + i * DTypeSize(a.dtype);
-  auto get = [p](auto v) {
-    std::memcpy(&v, p, sizeof v);
-    return static_cast<double>(v);
-  };
-  switch (a.dtype) {
-    case DType::kFloat32: return get(float{});
-    case DType::kFloat64: return get(double{});
-    case DType::kInt8: return get(int8_t{});
-    case DType::kInt16: return get(int16_t{});
-    case DType::kInt32: return get(int32_t{});
-    case DType::kInt64: return get(int64_t{});
-    default: return get(uint8_t{});  // uint8, bool
-  }
 }
 
 }  // namespace
@@ -154,38 +136,6 @@ StatusOr<std::unique_ptr<AlignedBuffer>> ReadWeights(const std::string& path) {
   auto buf = std::make_unique<AlignedBuffer>(bytes.size());
   std::memcpy(buf->data(), bytes.data(), bytes.size());
   return buf;
-}
-
-std::string CompareArrays(const NpyArray& expected, const NpyArray& actual, double rtol, double atol) {
-  if (expected.dtype != actual.dtype || expected.shape != actual.shape)
-    return std::string("expected ") + DTypeName(expected.dtype) +
-           ShapeText(expected.shape.data(), expected.shape.size()) + ", got " + DTypeName(actual.dtype) +
-           ShapeText(actual.shape.data(), actual.shape.size());
-  const int64_t n = expected.numel();
-  const bool exact = !IsFloatingPoint(expected.dtype);
-  double scale = 1.0;
-  for (int64_t i = 0; i < n && !exact; ++i) {
-    double e = std::fabs(ValueAt(expected, i));
-    if (std::isfinite(e)) scale = std::max(scale, e);
-  }
-  int64_t bad = 0, first = -1;
-  double worst = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const double e = ValueAt(expected, i), a = ValueAt(actual, i);
-    const bool same_nan = std::isnan(e) && std::isnan(a);
-    const double err = std::fabs(a - e);
-    const bool ok = exact ? a == e : same_nan || err <= atol * scale + rtol * std::fabs(e);
-    if (!ok) {
-      if (first < 0) first = i;
-      ++bad;
-      worst = std::max(worst, std::isnan(err) ? INFINITY : err);
-    }
-  }
-  if (bad == 0) return "";
-  return std::to_string(bad) + " of " + std::to_string(n) + " elements differ (first at flat index " +
-         std::to_string(first) + ": expected " + std::to_string(ValueAt(expected, first)) + ", got " +
-         std::to_string(ValueAt(actual, first)) + "; largest error " + std::to_string(worst) + ", output scale " +
-         std::to_string(scale) + ")";
 }
 
 }  // namespace atenaot

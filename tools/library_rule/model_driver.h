@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "atenaot_model.h"
+#include "io/compare.h"  // CompareArrays, as `atenaot compare` compares
 #include "io/npy.h"
 #include "ir/status.h"
 
@@ -62,10 +63,5 @@ class AlignedBuffer {
 
 // The weights file's bytes, 64-byte aligned (empty buffer: no file).
 StatusOr<std::unique_ptr<AlignedBuffer>> ReadWeights(const std::string& path);
-
-// "" when actual matches expected: equal dtype and shape; integers and bools
-// exactly, floats within |a - e| <= atol * scale + rtol * |e| where scale is
-// max(1, max |e|), so the tolerance follows the output's magnitude.
-std::string CompareArrays(const NpyArray& expected, const NpyArray& actual, double rtol, double atol);
 
 }  // namespace atenaot
