@@ -20,9 +20,6 @@
 #include "interp/reference_interpreter.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
-#include "passes/dce.h"
-#include "passes/functionalize.h"
-#include "passes/reinplace.h"
 #include "schema/dispatcher_schemas.h"
 #include "tests/testing/eager_compare.h"
 
@@ -1340,23 +1337,14 @@ std::string DiffSignature(const Ts& eo, const Ts& ao, const Ts& ei, const Ts& ai
 }
 
 // RunPipeline, or for the reinplaced stage without input reuse the same
-// passes and checks with that option off.
+// registered passes (and the checks RunPasses makes after each) with that
+// option off.
 Status RunStage(Graph& g, Stage stage, const CheckOptions& opts) {
   if (stage != Stage::kReinplaced || opts.reinplace_reuse_restored_inputs)
     return RunPipeline(g, stage, LiveOpTable(), {});
-  const OpTable& ops = LiveOpTable();
-  AOT_RETURN_IF_ERROR(VerifyGraph(g).WithContext("verifier (input graph)"));
-  AOT_RETURN_IF_ERROR(Functionalize(g, ops, {}).WithContext("pass functionalize"));
-  AOT_RETURN_IF_ERROR(VerifyGraph(g).WithContext("verifier after functionalize"));
-  AOT_RETURN_IF_ERROR(CheckFunctional(g, false).WithContext("postcondition of functionalize"));
-  AOT_RETURN_IF_ERROR(EliminateDeadCode(g, ops).WithContext("pass dce"));
-  AOT_RETURN_IF_ERROR(VerifyGraph(g).WithContext("verifier after dce"));
-  ReinplaceOptions ro;
-  ro.reuse_restored_inputs = false;
-  AOT_RETURN_IF_ERROR(Reinplace(g, ops, ro).WithContext("pass reinplace (reuse_restored_inputs off)"));
-  AOT_RETURN_IF_ERROR(VerifyGraph(g).WithContext("verifier after reinplace"));
-  AOT_RETURN_IF_ERROR(EliminateDeadCode(g, ops).WithContext("pass dce"));
-  return VerifyGraph(g).WithContext("verifier after dce");
+  AOT_ASSIGN_OR_RETURN(std::vector<PassSpec> passes,
+                       ParsePassList("functionalize,dce,reinplace{reuse-restored-inputs=false},dce"));
+  return RunPasses(g, passes, LiveOpTable(), {});
 }
 
 }  // namespace
