@@ -51,10 +51,36 @@ Value* NewF32Weight(Graph& g, const std::string& name, const std::vector<int64_t
   return g.AddWeight(name, key, m);
 }
 
-bool FoldOne(Graph& g, Node* bn) {
+// An eval-mode batch_norm (training false, a float eps) with one output.
+bool IsEvalBatchNorm(const Node* bn) {
   if (bn->op().schema.name != "batch_norm" || bn->outputs().size() != 1 || bn->args().size() < 8) return false;
   const Literal& training = bn->args()[5].literal;
-  if (training.kind != Literal::Kind::kBool || training.b) return false;
+  return training.kind == Literal::Kind::kBool && !training.b && bn->args()[7].literal.kind == Literal::Kind::kFloat;
+}
+
+// Its per-channel constants as doubles (no weight: gamma 1; no bias: beta 0)
+// and eps; false unless mean, var and any weight and bias are float32 weights
+// of `channels` elements.
+struct BatchNormConstants {
+  std::vector<double> gamma, beta, mean, var;
+  double eps = 0;
+};
+bool ReadBatchNormConstants(const Graph& g, const Node* bn, int64_t channels, BatchNormConstants* k) {
+  const WeightData* gd = F32Weight(g, bn->input(1), channels);
+  const WeightData* bd = F32Weight(g, bn->input(2), channels);
+  const WeightData* md = F32Weight(g, bn->input(3), channels);
+  const WeightData* vd = F32Weight(g, bn->input(4), channels);
+  if (!md || !vd || (bn->input(1) && !gd) || (bn->input(2) && !bd)) return false;
+  k->gamma = Floats(gd, channels, 1);
+  k->beta = Floats(bd, channels, 0);
+  k->mean = Floats(md, channels, 0);
+  k->var = Floats(vd, channels, 1);
+  k->eps = bn->args()[7].literal.f;
+  return true;
+}
+
+bool FoldOne(Graph& g, Node* bn) {
+  if (!IsEvalBatchNorm(bn)) return false;
   Value* c = bn->input(0);
   Node* conv = c ? c->producer() : nullptr;
   if (!conv || ClassifyKernel(conv) != KernelKind::kConv2d || conv->outputs().size() != 1 || c->uses().size() != 1)
@@ -72,20 +98,15 @@ bool FoldOne(Graph& g, Node* bn) {
   const int64_t cout = w->meta().sizes[0], per = w->meta().numel() / std::max<int64_t>(cout, 1);
   const WeightData* wd = F32Weight(g, w, w->meta().numel());
   const WeightData* bd = F32Weight(g, conv->input(2), cout);
-  const WeightData* gd = F32Weight(g, bn->input(1), cout);
-  const WeightData* betad = F32Weight(g, bn->input(2), cout);
-  const WeightData* md = F32Weight(g, bn->input(3), cout);
-  const WeightData* vd = F32Weight(g, bn->input(4), cout);
-  if (!wd || !md || !vd || (conv->input(2) && !bd) || (bn->input(1) && !gd) || (bn->input(2) && !betad)) return false;
-  if (bn->args()[7].literal.kind != Literal::Kind::kFloat) return false;
-  const double eps = bn->args()[7].literal.f;
-  const std::vector<double> wv = Floats(wd, w->meta().numel(), 0), bv = Floats(bd, cout, 0), gv = Floats(gd, cout, 1),
-                            betav = Floats(betad, cout, 0), mv = Floats(md, cout, 0), vv = Floats(vd, cout, 1);
+  BatchNormConstants k;
+  if (!wd || (conv->input(2) && !bd) || !ReadBatchNormConstants(g, bn, cout, &k)) return false;
+  const std::vector<double> wv = Floats(wd, w->meta().numel(), 0), bv = Floats(bd, cout, 0);
   std::vector<double> nw(wv.size()), nb(static_cast<size_t>(cout));
   for (int64_t o = 0; o < cout; ++o) {
-    const double s = gv[static_cast<size_t>(o)] / std::sqrt(vv[static_cast<size_t>(o)] + eps);
+    const size_t u = static_cast<size_t>(o);
+    const double s = k.gamma[u] / std::sqrt(k.var[u] + k.eps);
     for (int64_t i = 0; i < per; ++i) nw[static_cast<size_t>(o * per + i)] = wv[static_cast<size_t>(o * per + i)] * s;
-    nb[static_cast<size_t>(o)] = (bv[static_cast<size_t>(o)] - mv[static_cast<size_t>(o)]) * s + betav[static_cast<size_t>(o)];
+    nb[u] = (bv[u] - k.mean[u]) * s + k.beta[u];
   }
   Value* w2 = NewF32Weight(g, w->name() + ".bn_folded", w->meta().sizes, nw);
   Value* b2 = NewF32Weight(g, w->name() + ".bn_folded_bias", {cout}, nb);
@@ -107,10 +128,7 @@ bool FoldOne(Graph& g, Node* bn) {
 // CPU kernel computes it: one multiply-add per element that fuses with the
 // relu after it, instead of a division and a square root.
 bool ToScaleShift(Graph& g, const OpTable& ops, Node* bn) {
-  if (bn->op().schema.name != "batch_norm" || bn->outputs().size() != 1 || bn->args().size() < 8) return false;
-  const Literal& training = bn->args()[5].literal;
-  if (training.kind != Literal::Kind::kBool || training.b || bn->args()[7].literal.kind != Literal::Kind::kFloat)
-    return false;
+  if (!IsEvalBatchNorm(bn)) return false;
   const OpInfo* addcmul = ops.Find("aten::addcmul");
   Value* x = bn->input(0);
   Value* y = bn->output();
@@ -118,17 +136,12 @@ bool ToScaleShift(Graph& g, const OpTable& ops, Node* bn) {
       x->meta().sizes.size() < 2 || x->meta().sizes != y->meta().sizes)
     return false;
   const int64_t cn = x->meta().sizes[1];
-  const WeightData* gd = F32Weight(g, bn->input(1), cn);
-  const WeightData* bd = F32Weight(g, bn->input(2), cn);
-  const WeightData* md = F32Weight(g, bn->input(3), cn);
-  const WeightData* vd = F32Weight(g, bn->input(4), cn);
-  if (!md || !vd || (bn->input(1) && !gd) || (bn->input(2) && !bd)) return false;
-  const double eps = bn->args()[7].literal.f;
-  const std::vector<double> gv = Floats(gd, cn, 1), bv = Floats(bd, cn, 0), mv = Floats(md, cn, 0), vv = Floats(vd, cn, 1);
+  BatchNormConstants k;
+  if (!ReadBatchNormConstants(g, bn, cn, &k)) return false;
   std::vector<double> alpha(static_cast<size_t>(cn)), beta(static_cast<size_t>(cn));
   for (size_t c = 0; c < alpha.size(); ++c) {
-    alpha[c] = static_cast<float>(gv[c] / std::sqrt(vv[c] + eps));
-    beta[c] = bv[c] - mv[c] * alpha[c];
+    alpha[c] = static_cast<float>(k.gamma[c] / std::sqrt(k.var[c] + k.eps));
+    beta[c] = k.beta[c] - k.mean[c] * alpha[c];
   }
   std::vector<int64_t> shape(x->meta().sizes.size() - 1, 1);  // [C, 1, ...]: broadcasts along dim 1
   shape[0] = cn;
