@@ -55,53 +55,41 @@ static void aot__pack_b_block(const float* B, int64_t b_k, int64_t b_n, int64_t 
 /* len floats of one input row (row == NULL: a padding row) into a panel
  * row, columns iw0, iw0 + sw, ... of the input; zeros outside the image. */
 static inline void aot__pack_run(float* restrict out, const float* restrict row, int64_t iw0, int64_t len, int64_t W, int64_t sw) {
-#if defined(__AVX512F__)
-  /* One masked store per run (len <= 16): small maps split each panel into
-   * several short runs, which plain loops copy element by element. The
-   * in-image part is a masked load (an expanding one from its first element
-   * when the run starts in the left padding).
-   * DenseNet's 3x3 layers (128 -> 32 channels) ran 1.2x (56x56) to 1.8x
-   * (7x7) faster. AVX2's vmaskmov version ran 10-20% slower than the loops
-   * below, so AVX2 keeps them. */
   if (sw == 1) {
-    const __mmask16 all = (__mmask16)((1u << len) - 1u);
-    if (!row) {
-      _mm512_mask_storeu_ps(out, all, _mm512_setzero_ps());
-      return;
+    int64_t lo = 0, hi = 0; /* the in-image part [lo, hi) of the run */
+    if (row) {
+      lo = iw0 < 0 ? AOT__MIN(-iw0, len) : 0;
+      hi = iw0 + len > W ? W - iw0 : len;
+      if (hi < lo) hi = lo;
     }
-    const int64_t lo = iw0 < 0 ? AOT__MIN(-iw0, len) : 0;
-    int64_t hi = iw0 + len > W ? W - iw0 : len;
-    if (hi < lo) hi = lo;
-    const __mmask16 in = (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
-    const __m512 v = lo == 0 ? _mm512_maskz_loadu_ps(in, row + iw0) /* one uop; expand costs three */
-                             : _mm512_maskz_expandloadu_ps(in, row + (hi > lo ? iw0 + lo : 0));
+#if defined(__AVX512F__)
+    /* One masked store per run (len <= 16): small maps split each panel into
+     * several short runs, which plain loops copy element by element. The
+     * in-image part is a masked load (an expanding one from its first element
+     * when the run starts in the left padding). DenseNet's 3x3 layers
+     * (128 -> 32 channels) ran 1.2x (56x56) to 1.8x (7x7) faster. AVX2's
+     * vmaskmov version ran 10-20% slower than the loops below, so AVX2 keeps
+     * them. */
+    const __mmask16 all = (__mmask16)((1u << len) - 1u), in = (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+    const __m512 v = hi == lo ? _mm512_setzero_ps()
+                     : lo == 0 ? _mm512_maskz_loadu_ps(in, row + iw0) /* one uop; expand costs three */
+                               : _mm512_maskz_expandloadu_ps(in, row + iw0 + lo);
     _mm512_mask_storeu_ps(out, all, v);
-    return;
-  }
-#endif
-  if (!row) {
-    for (int64_t i = 0; i < len; ++i) out[i] = 0.f;
-    return;
-  }
-  if (sw == 1) {
-    if (iw0 >= 0 && iw0 + len <= W) {
-      const float* restrict s = row + iw0;
-      if (len == AOT_GEMM_NR) memcpy(out, s, sizeof(float) * AOT_GEMM_NR); /* inlined: one vector */
-      else for (int64_t i = 0; i < len; ++i) out[i] = s[i];
+#else
+    if (lo == 0 && hi == AOT_GEMM_NR) {
+      memcpy(out, row + iw0, sizeof(float) * AOT_GEMM_NR); /* inlined: one vector */
       return;
     }
     /* zeros left of the image, the in-image middle, zeros right of it */
-    const int64_t lo = iw0 < 0 ? AOT__MIN(-iw0, len) : 0;
-    int64_t hi = iw0 + len > W ? W - iw0 : len;
-    if (hi < lo) hi = lo;
     for (int64_t i = 0; i < lo; ++i) out[i] = 0.f;
     for (int64_t i = lo; i < hi; ++i) out[i] = row[iw0 + i];
     for (int64_t i = hi; i < len; ++i) out[i] = 0.f;
+#endif
     return;
   }
   for (int64_t i = 0; i < len; ++i) {
     const int64_t iw = iw0 + i * sw;
-    out[i] = iw >= 0 && iw < W ? row[iw] : 0.f;
+    out[i] = row && iw >= 0 && iw < W ? row[iw] : 0.f;
   }
 }
 
