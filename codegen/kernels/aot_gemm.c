@@ -67,7 +67,7 @@ static inline void aot__pack_run(float* restrict out, const float* restrict row,
      * several short runs, which plain loops copy element by element. The
      * in-image part is a masked load (an expanding one from its first element
      * when the run starts in the left padding). DenseNet's 3x3 layers
-     * (128 -> 32 channels) ran 1.2x (56x56) to 1.8x (7x7) faster. AVX2's
+     * (128 -> 32 channels) ran 1.3x to 1.6x faster (bench/README). AVX2's
      * vmaskmov version ran 10-20% slower than the loops below, so AVX2 keeps
      * them. */
     const __mmask16 all = (__mmask16)((1u << len) - 1u), in = (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
