@@ -21,7 +21,10 @@ inline aot_tensor Describe(const at::Tensor& t) {
   d.data = t.data_ptr();
   d.dtype = AOT_FLOAT32;
   d.ndim = static_cast<int32_t>(t.dim());
-  for (int64_t k = 0; k < t.dim(); ++k) { d.sizes[k] = t.size(k); d.strides[k] = t.stride(k); }
+  for (int64_t k = 0; k < t.dim(); ++k) {
+    d.sizes[k] = t.size(k);
+    d.strides[k] = t.stride(k);
+  }
   return d;
 }
 
@@ -31,10 +34,19 @@ inline std::vector<at::Tensor> Chain20(const std::vector<at::Tensor>& in) {
   at::Tensor v = in[0];
   for (int k = 0; k < 20; ++k) {
     switch (k % 4) {
-      case 0: v = v * 1.01; break;
-      case 1: v = v + in[0]; break;
-      case 2: v = at::sigmoid(v); break;
-      default: v = at::relu(v - 0.25); ++k; break;  // two ops
+      case 0:
+        v = v * 1.01;
+        break;
+      case 1:
+        v = v + in[0];
+        break;
+      case 2:
+        v = at::sigmoid(v);
+        break;
+      default:
+        v = at::relu(v - 0.25);
+        ++k;
+        break;  // two ops
     }
   }
   return {v};

@@ -26,8 +26,9 @@ std::unique_ptr<Graph> MakeChainGraph(int64_t num_nodes, const OpTable& ops) {
     }
     if (made + 2 > num_nodes) break;
     // s = v[8:40]; s.add_(1): a write through a view of an intermediate.
-    Node* s = g->CreateNode(slice, {Arg::Of(v), Arg::Of(Literal::Int(0)), Arg::Of(Literal::Int(8)),
-                                    Arg::Of(Literal::Int(40)), Arg::Of(Literal::Int(1))},
+    Node* s = g->CreateNode(slice,
+                            {Arg::Of(v), Arg::Of(Literal::Int(0)), Arg::Of(Literal::Int(8)), Arg::Of(Literal::Int(40)),
+                             Arg::Of(Literal::Int(1))},
                             1);
     TensorMeta sm = v->meta();
     sm.sizes = {32};

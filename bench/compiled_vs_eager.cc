@@ -74,7 +74,8 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
   CodegenOptions copts;
   copts.name = "bench_" + name;
   AOT_ASSIGN_OR_RETURN(CompiledGraph compiled,
-                       CompileGraph(*g, ops, [&](Graph& gg) { return AnnotateFromRun(gg, inputs); }, copts));
+                       CompileGraph(
+                           *g, ops, [&](Graph& gg) { return AnnotateFromRun(gg, inputs); }, copts));
   const GeneratedC& gen = compiled.c;
   std::string dir = "/tmp/atenaot_bench_" + name;
   const auto build0 = std::chrono::steady_clock::now();
@@ -122,7 +123,8 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
     for (int i = 0; i < n; ++i) {
       te->push_back(TimeUs([&] { (void)RunReference(*imported, inputs, eager); }));
       aot_status sc = AOT_OK;
-      tc->push_back(TimeUs([&] { sc = aot_model_run(m, in_d.data(), in_d.size(), out_d.data(), out_d.size(), nullptr, 0); }));
+      tc->push_back(
+          TimeUs([&] { sc = aot_model_run(m, in_d.data(), in_d.size(), out_d.data(), out_d.size(), nullptr, 0); }));
       run_failures += sc != AOT_OK;
     }
     return Status::Ok();
@@ -131,7 +133,8 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
   if (iters <= 0) {  // one untimed round sizes the run
     const auto t0 = std::chrono::steady_clock::now();
     AOT_RETURN_IF_ERROR(phase(threads, 1, &te, &tc));
-    te.clear(); tc.clear();
+    te.clear();
+    tc.clear();
     iters = std::clamp(static_cast<int>(-iters / 2 / std::max(Seconds(t0), 1e-6)), 10, 300);
   }
   Status st = phase(threads, iters, &te, &tc);
@@ -163,14 +166,24 @@ int Main(int argc, char** argv) {
   std::vector<std::pair<std::string, std::string>> models;  // --model NAME=DIR
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--out" || a == "--model") && i + 1 >= argc) { std::cerr << a << " needs a value\n"; return 2; }
-    if (a == "--out") out_path = argv[++i];
+    if ((a == "--out" || a == "--model") && i + 1 >= argc) {
+      std::cerr << a << " needs a value\n";
+      return 2;
+    }
+    if (a == "--out")
+      out_path = argv[++i];
     else if (a == "--model") {
       const std::string v = argv[++i];
       const size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0) { std::cerr << "--model wants NAME=DIR, got '" << v << "'\n"; return 2; }
+      if (eq == std::string::npos || eq == 0) {
+        std::cerr << "--model wants NAME=DIR, got '" << v << "'\n";
+        return 2;
+      }
       models.emplace_back(v.substr(0, eq), v.substr(eq + 1));
-    } else { std::cerr << "unknown argument '" << a << "'\n"; return 2; }
+    } else {
+      std::cerr << "unknown argument '" << a << "'\n";
+      return 2;
+    }
   }
   std::vector<Row> rows;
   auto measure_dir = [&](const std::string& name, const std::string& dir, int iters) {
@@ -178,9 +191,15 @@ int Main(int argc, char** argv) {
     std::vector<NpyArray> arrays;
     for (const at::Tensor& t : ins) arrays.push_back(*NpyFromTensor(t));
     auto g = LoadModel(dir + "/model.pt", arrays, LiveOpTable());
-    if (!g.ok()) { std::cerr << name << ": " << g.status().ToString() << "\n"; return false; }
+    if (!g.ok()) {
+      std::cerr << name << ": " << g.status().ToString() << "\n";
+      return false;
+    }
     auto r = Measure(name, std::move(g).value(), ins, iters);
-    if (!r.ok()) { std::cerr << name << ": " << r.status().ToString() << "\n"; return false; }
+    if (!r.ok()) {
+      std::cerr << name << ": " << r.status().ToString() << "\n";
+      return false;
+    }
     rows.push_back(*r);
     return true;
   };
@@ -191,9 +210,15 @@ int Main(int argc, char** argv) {
   at::manual_seed(0);
   std::vector<at::Tensor> cin = {at::randn({1 << 20})};
   auto cg = TraceCpp(chain, cin, LiveOpTable());
-  if (!cg.ok()) { std::cerr << cg.status().ToString() << "\n"; return 1; }
+  if (!cg.ok()) {
+    std::cerr << cg.status().ToString() << "\n";
+    return 1;
+  }
   auto cr = Measure("chain20", std::move(cg).value(), cin, 40);
-  if (!cr.ok()) { std::cerr << cr.status().ToString() << "\n"; return 1; }
+  if (!cr.ok()) {
+    std::cerr << cr.status().ToString() << "\n";
+    return 1;
+  }
   rows.push_back(*cr);
   for (const auto& [name, dir] : models)
     if (!measure_dir(name, dir, -40)) return 1;  // about 40 s of alternating rounds each (20 s per phase)
@@ -202,9 +227,11 @@ int Main(int argc, char** argv) {
   md << "# Compiled C vs LibTorch eager\n\n";
   std::string args;
   for (int i = 1; i < argc; ++i) args += std::string(" ") + argv[i];
-  md << "Command: `bazel run -c opt //bench:compiled_vs_eager --" << args << "` "
+  md << "Command: `bazel run -c opt //bench:compiled_vs_eager --" << args
+     << "` "
         "(run from the repository root; CC=cc -O3).\n";
-  md << "Machine: " << at::get_num_threads() << " LibTorch threads; LibTorch 1.13 CPU (oneDNN, OpenBLAS behind "
+  md << "Machine: " << at::get_num_threads()
+     << " LibTorch threads; LibTorch 1.13 CPU (oneDNN, OpenBLAS behind "
         "libblas.so.3); the library built for the default --cpu ("
      << (DefaultCpu().empty() ? std::string("baseline") : DefaultCpu()) << ").\n";
   md << "Eager: the captured program op by op through the LibTorch dispatcher, each value freed after its last use. "
@@ -217,7 +244,8 @@ int Main(int argc, char** argv) {
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const Row& r : rows) {
     char line[640];
-    std::snprintf(line, sizeof(line), "| %s | %d | %d | %.1f | %.3f | %.3f | %.2fx | %.3f | %.3f | %.2fx | %.2fx | %.1e |\n",
+    std::snprintf(line, sizeof(line),
+                  "| %s | %d | %d | %.1f | %.3f | %.3f | %.2fx | %.3f | %.3f | %.2fx | %.2fx | %.1e |\n",
                   r.name.c_str(), r.nodes, r.runs, r.build_s, r.eager1_us / 1e3, r.compiled1_us / 1e3,
                   r.eager1_us / r.compiled1_us, r.eager_us / 1e3, r.compiled_us / 1e3, r.eager_us / r.compiled_us,
                   static_cast<double>(r.eager_peak) / static_cast<double>(std::max<int64_t>(r.compiled_bytes, 1)),

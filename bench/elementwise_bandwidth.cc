@@ -69,7 +69,8 @@ StatusOr<Row> Measure(const std::string& name, const CppProgram& chain, int64_t 
   CodegenOptions copts;
   copts.name = "bw_" + name;
   AOT_ASSIGN_OR_RETURN(CompiledGraph compiled,
-                       CompileGraph(*g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, in); }, copts));
+                       CompileGraph(
+                           *g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, in); }, copts));
   r.kernels = compiled.c.kernels;
   // Two copies of the library: the thread pool (and its setting) is per library.
   const std::string dir = "/tmp/atenaot_bench_bw_" + name;
@@ -120,13 +121,15 @@ StatusOr<std::vector<Level>> MeasureLevels(const std::string& name, const CppPro
   CodegenOptions copts;
   copts.name = "lv_" + name;
   AOT_ASSIGN_OR_RETURN(CompiledGraph compiled,
-                       CompileGraph(*g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, in); }, copts));
+                       CompileGraph(
+                           *g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, in); }, copts));
   std::vector<Level> levels;
   std::vector<aot_model*> models;
   for (const char* cpu : {"x86-64-v2", "x86-64-v3", "x86-64-v4", "native"}) {
     BuildOptions b;
     b.cpu = cpu;
-    AOT_ASSIGN_OR_RETURN(std::string lib, WriteAndBuild(compiled.c, "/tmp/atenaot_bench_lv_" + name + "_" + cpu, copts.name, b));
+    AOT_ASSIGN_OR_RETURN(std::string lib,
+                         WriteAndBuild(compiled.c, "/tmp/atenaot_bench_lv_" + name + "_" + cpu, copts.name, b));
     aot_model* m = nullptr;
     const aot_status s = aot_model_open(lib.c_str(), &m);
     levels.push_back({cpu, s == AOT_OK ? "" : std::string(aot_status_name(s)), 0});
@@ -166,23 +169,35 @@ int Main(int argc, char** argv) {
   std::string out_path;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--out" && i + 1 < argc) out_path = argv[++i];
-    else { std::cerr << "usage: elementwise_bandwidth [--out FILE.md]\n"; return 2; }
+    if (a == "--out" && i + 1 < argc)
+      out_path = argv[++i];
+    else {
+      std::cerr << "usage: elementwise_bandwidth [--out FILE.md]\n";
+      return 2;
+    }
   }
   // Eager with every core, as a user's PyTorch runs; the library's default is one thread per CPU too.
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   at::set_num_threads(cpus);
   const double copy = MemcpyBytesPerSecond();
-  struct Case { const char* name; CppProgram fn; int64_t n; int runs; };
+  struct Case {
+    const char* name;
+    CppProgram fn;
+    int64_t n;
+    int runs;
+  };
   const std::vector<Case> cases = {
-      {"chain20_1M", Chain20, 1 << 20, 40},   {"chain20_16M", Chain20, 1 << 24, 10},
-      {"add_mul_16M", AddMul, 1 << 24, 15},   {"activations_1M", Activations, 1 << 20, 20},
+      {"chain20_1M", Chain20, 1 << 20, 40},         {"chain20_16M", Chain20, 1 << 24, 10},
+      {"add_mul_16M", AddMul, 1 << 24, 15},         {"activations_1M", Activations, 1 << 20, 20},
       {"activations_16M", Activations, 1 << 24, 5},
   };
   std::vector<Row> rows;
   for (const Case& c : cases) {
     StatusOr<Row> r = Measure(c.name, c.fn, c.n, c.runs);
-    if (!r.ok()) { std::cerr << r.status().ToString() << "\n"; return 1; }
+    if (!r.ok()) {
+      std::cerr << r.status().ToString() << "\n";
+      return 1;
+    }
     rows.push_back(*r);
   }
   std::ostringstream md;
@@ -193,27 +208,34 @@ int Main(int argc, char** argv) {
      << at::get_num_threads() << " threads; the library's default threads: one per CPU; --cpu "
      << (cpu.empty() ? "baseline" : cpu) << " (the default here); memcpy of 64 MB: " << copy_gbs
      << " GB/s (read + written).\n\n";
-  md << "| chain | elements | kernels | runs | eager ms | compiled ms (all threads) | compiled ms (1 thread) | speed-up vs "
+  md << "| chain | elements | kernels | runs | eager ms | compiled ms (all threads) | compiled ms (1 thread) | "
+        "speed-up vs "
         "eager | threads speed-up | GB/s (in + out) | of memcpy | max abs diff |\n"
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const Row& r : rows) {
     const double bytes = 2.0 * 4.0 * static_cast<double>(r.elements);
     char line[512];
-    std::snprintf(line, sizeof(line), "| %s | %lld | %d | %d | %.3f | %.3f | %.3f | %.2fx | %.2fx | %.1f | %.2f | %.2g |\n",
-                  r.name.c_str(), static_cast<long long>(r.elements), r.kernels, r.runs, r.eager_s * 1e3,
-                  r.compiled_s * 1e3, r.compiled1_s * 1e3, r.eager_s / r.compiled_s, r.compiled1_s / r.compiled_s,
+    std::snprintf(line, sizeof(line),
+                  "| %s | %lld | %d | %d | %.3f | %.3f | %.3f | %.2fx | %.2fx | %.1f | %.2f | %.2g |\n", r.name.c_str(),
+                  static_cast<long long>(r.elements), r.kernels, r.runs, r.eager_s * 1e3, r.compiled_s * 1e3,
+                  r.compiled1_s * 1e3, r.eager_s / r.compiled_s, r.compiled1_s / r.compiled_s,
                   bytes / r.compiled_s / 1e9, bytes / r.compiled_s / copy, r.max_diff);
     md << line;
   }
   StatusOr<std::vector<Level>> levels = MeasureLevels("chain20_1M", Chain20, 1 << 20, 30);
-  if (!levels.ok()) { std::cerr << levels.status().ToString() << "\n"; return 1; }
+  if (!levels.ok()) {
+    std::cerr << levels.status().ToString() << "\n";
+    return 1;
+  }
   md << "\nThe default --cpu by measurement: chain20_1M built for each level, one thread, 30 alternating runs "
         "(medians).\n\n| chain | --cpu | compiled ms (1 thread) | vs x86-64-v2 |\n|---|---|---:|---:|\n";
   for (const Level& l : *levels) {
     char line[256];
-    if (!l.note.empty()) std::snprintf(line, sizeof(line), "| chain20_1M | %s | refused at open: %s | |\n", l.cpu.c_str(), l.note.c_str());
-    else std::snprintf(line, sizeof(line), "| chain20_1M | %s%s | %.3f | %.2fx |\n", l.cpu.c_str(),
-                       l.cpu == cpu ? " (default)" : "", l.seconds * 1e3, (*levels)[0].seconds / l.seconds);
+    if (!l.note.empty())
+      std::snprintf(line, sizeof(line), "| chain20_1M | %s | refused at open: %s | |\n", l.cpu.c_str(), l.note.c_str());
+    else
+      std::snprintf(line, sizeof(line), "| chain20_1M | %s%s | %.3f | %.2fx |\n", l.cpu.c_str(),
+                    l.cpu == cpu ? " (default)" : "", l.seconds * 1e3, (*levels)[0].seconds / l.seconds);
     md << line;
   }
   std::cout << md.str();

@@ -45,30 +45,30 @@ extern "C" {
 typedef int32_t aot_status;
 enum {
   AOT_OK = 0,
-  AOT_ERR_NULL_POINTER = 1,      /* a required pointer argument was NULL */
-  AOT_ERR_BAD_COUNT = 2,         /* wrong number of inputs or outputs */
-  AOT_ERR_BAD_DTYPE = 3,         /* a tensor's dtype differs from the model's */
-  AOT_ERR_BAD_SHAPE = 4,         /* a tensor's rank or sizes differ */
-  AOT_ERR_BAD_STRIDES = 5,       /* a tensor's layout differs from the model's: not contiguous row-major, or
-                                    not the strides, or not the sharing of memory between inputs, that
-                                    a model traced with such inputs was compiled for */
-  AOT_ERR_ARENA_TOO_SMALL = 6,   /* the caller's arena is smaller than aot_model_arena_bytes */
-  AOT_ERR_ABI_MISMATCH = 7,      /* the library was built for another ABI version */
-  AOT_ERR_OPEN_FAILED = 8,       /* the library could not be loaded */
-  AOT_ERR_OUT_OF_MEMORY = 9,     /* an allocation at open time failed */
-  AOT_ERR_BAD_INDEX = 10,        /* an input/output index out of range */
-  AOT_ERR_INTERNAL = 11,         /* a bug in atenaot */
-  AOT_ERR_DEVICE = 12,           /* the device (CUDA) reported an error; the message has its text */
-  AOT_ERR_BAD_DEVICE = 13,       /* a tensor or arena is on another device than its descriptor says
-                                    or the model accepts (e.g. a host pointer marked AOT_DEVICE_CUDA) */
-  AOT_ERR_BAD_ALIGNMENT = 14,    /* the caller's arena is not 64-byte aligned */
-  AOT_ERR_BAD_OPTION = 15,       /* aot_model_set_option: unknown option or value for this model */
-  AOT_ERR_OVERLAP = 16,          /* an input or output lies inside the arena, or an output overlaps an
-                                    input or another output */
-  AOT_ERR_CORRUPT_WEIGHTS = 17,  /* the weights fail their CRC-32 check (a changed NAME.weights, or one
-                                    from another build) */
-  AOT_ERR_UNSUPPORTED_CPU = 18,  /* the library was built for instruction-set extensions (--cpu) this CPU
-                                    lacks; the message names one */
+  AOT_ERR_NULL_POINTER = 1,       /* a required pointer argument was NULL */
+  AOT_ERR_BAD_COUNT = 2,          /* wrong number of inputs or outputs */
+  AOT_ERR_BAD_DTYPE = 3,          /* a tensor's dtype differs from the model's */
+  AOT_ERR_BAD_SHAPE = 4,          /* a tensor's rank or sizes differ */
+  AOT_ERR_BAD_STRIDES = 5,        /* a tensor's layout differs from the model's: not contiguous row-major, or
+                                     not the strides, or not the sharing of memory between inputs, that
+                                     a model traced with such inputs was compiled for */
+  AOT_ERR_ARENA_TOO_SMALL = 6,    /* the caller's arena is smaller than aot_model_arena_bytes */
+  AOT_ERR_ABI_MISMATCH = 7,       /* the library was built for another ABI version */
+  AOT_ERR_OPEN_FAILED = 8,        /* the library could not be loaded */
+  AOT_ERR_OUT_OF_MEMORY = 9,      /* an allocation at open time failed */
+  AOT_ERR_BAD_INDEX = 10,         /* an input/output index out of range */
+  AOT_ERR_INTERNAL = 11,          /* a bug in atenaot */
+  AOT_ERR_DEVICE = 12,            /* the device (CUDA) reported an error; the message has its text */
+  AOT_ERR_BAD_DEVICE = 13,        /* a tensor or arena is on another device than its descriptor says
+                                     or the model accepts (e.g. a host pointer marked AOT_DEVICE_CUDA) */
+  AOT_ERR_BAD_ALIGNMENT = 14,     /* the caller's arena is not 64-byte aligned */
+  AOT_ERR_BAD_OPTION = 15,        /* aot_model_set_option: unknown option or value for this model */
+  AOT_ERR_OVERLAP = 16,           /* an input or output lies inside the arena, or an output overlaps an
+                                     input or another output */
+  AOT_ERR_CORRUPT_WEIGHTS = 17,   /* the weights fail their CRC-32 check (a changed NAME.weights, or one
+                                     from another build) */
+  AOT_ERR_UNSUPPORTED_CPU = 18,   /* the library was built for instruction-set extensions (--cpu) this CPU
+                                     lacks; the message names one */
   AOT_ERR_INDEX_OUT_OF_RANGE = 19 /* a tensor of indices (index_select, embedding, advanced indexing,
                                     embedding_bag) holds a value outside the indexed dimension, where eager
                                     raises IndexError; outputs are unspecified */
@@ -80,7 +80,7 @@ enum {
   AOT_FLOAT64 = 1,
   AOT_INT32 = 2,
   AOT_INT64 = 3,
-  AOT_BOOL = 4,   /* one byte, 0 or 1 */
+  AOT_BOOL = 4, /* one byte, 0 or 1 */
   AOT_UINT8 = 5,
   AOT_INT8 = 6,
   AOT_INT16 = 7
@@ -89,8 +89,8 @@ enum {
 /* Where a tensor's data (or a model's kernels) live. */
 typedef int32_t aot_device;
 enum {
-  AOT_DEVICE_CPU = 0,   /* host memory */
-  AOT_DEVICE_CUDA = 1   /* CUDA device memory of the current device */
+  AOT_DEVICE_CPU = 0, /* host memory */
+  AOT_DEVICE_CUDA = 1 /* CUDA device memory of the current device */
 };
 
 #define AOT_MAX_DIMS 8
@@ -99,15 +99,15 @@ typedef struct aot_tensor {
   void* data;
   aot_dtype dtype;
   int32_t ndim;
-  aot_device device;     /* a CUDA model accepts both: host tensors are staged
-                            through device buffers allocated at open */
-  int32_t reserved;      /* 0 */
+  aot_device device; /* a CUDA model accepts both: host tensors are staged
+                        through device buffers allocated at open */
+  int32_t reserved;  /* 0 */
   int64_t sizes[AOT_MAX_DIMS];
   int64_t strides[AOT_MAX_DIMS]; /* in elements */
 } aot_tensor;
 
 /* aot_tensor_info.flags */
-#define AOT_INFO_MUTATED 1  /* an input the model updates in place (in-place ops of the source program) */
+#define AOT_INFO_MUTATED 1 /* an input the model updates in place (in-place ops of the source program) */
 
 /* What a compiled model expects for one input or output. */
 typedef struct aot_tensor_info {
@@ -115,8 +115,8 @@ typedef struct aot_tensor_info {
   aot_dtype dtype;
   int32_t ndim;
   int64_t sizes[AOT_MAX_DIMS];
-  int32_t flags;         /* AOT_INFO_* bits */
-  int32_t reserved;      /* 0 */
+  int32_t flags;    /* AOT_INFO_* bits */
+  int32_t reserved; /* 0 */
 } aot_tensor_info;
 
 typedef struct aot_model aot_model;
@@ -139,8 +139,10 @@ AOT_EXPORT void aot_model_free(aot_model* model);
 
 AOT_EXPORT AOT_MUST_USE aot_status aot_model_num_inputs(const aot_model* model, size_t* out_count);
 AOT_EXPORT AOT_MUST_USE aot_status aot_model_num_outputs(const aot_model* model, size_t* out_count);
-AOT_EXPORT AOT_MUST_USE aot_status aot_model_input_info(const aot_model* model, size_t index, aot_tensor_info* out_info);
-AOT_EXPORT AOT_MUST_USE aot_status aot_model_output_info(const aot_model* model, size_t index, aot_tensor_info* out_info);
+AOT_EXPORT AOT_MUST_USE aot_status aot_model_input_info(const aot_model* model, size_t index,
+                                                        aot_tensor_info* out_info);
+AOT_EXPORT AOT_MUST_USE aot_status aot_model_output_info(const aot_model* model, size_t index,
+                                                         aot_tensor_info* out_info);
 /* Bytes of scratch memory a run needs (known before anything is allocated);
  * on the model's device. */
 AOT_EXPORT AOT_MUST_USE aot_status aot_model_arena_bytes(const aot_model* model, size_t* out_bytes);
@@ -179,7 +181,7 @@ AOT_EXPORT AOT_MUST_USE aot_status aot_model_run_on_stream(aot_model* model, con
 AOT_EXPORT AOT_MUST_USE aot_status aot_model_set_option(aot_model* model, const char* key, int64_t value);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
 #endif /* ATENAOT_H_ */

@@ -1,7 +1,6 @@
 // Importer robustness: bad models come back as a Status naming the problem
 // (fuzz findings FZ6, FZ7), and the C++ tracer refuses uninitialised data (T1).
 #include <ATen/ATen.h>
-
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -4,10 +4,10 @@
 #include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 
+#include <unordered_set>
+
 #include "capture/jit_import.h"
 #include "capture/libtorch_error.h"
-
-#include <unordered_set>
 
 namespace atenaot {
 namespace {
@@ -29,10 +29,11 @@ Status CheckEmptiesWrittenFirst(const jit::Graph& g) {
   static const std::unordered_set<std::string> kEmpty = {"aten::empty", "aten::empty_like", "aten::empty_strided",
                                                          "aten::new_empty", "aten::new_empty_strided"};
   static const std::unordered_set<std::string> kOverwrite = {
-      "aten::fill_", "aten::zero_", "aten::copy_", "aten::normal_", "aten::uniform_", "aten::random_",
-      "aten::bernoulli_", "aten::exponential_", "aten::geometric_", "aten::cauchy_", "aten::log_normal_"};
-  static const std::unordered_set<std::string> kPartialViews = {"aten::expand", "aten::expand_as",
-                                                                "aten::as_strided", "aten::broadcast_to"};
+      "aten::fill_",      "aten::zero_",   "aten::copy_",      "aten::normal_",
+      "aten::uniform_",   "aten::random_", "aten::bernoulli_", "aten::exponential_",
+      "aten::geometric_", "aten::cauchy_", "aten::log_normal_"};
+  static const std::unordered_set<std::string> kPartialViews = {"aten::expand", "aten::expand_as", "aten::as_strided",
+                                                                "aten::broadcast_to"};
   std::vector<const jit::Node*> nodes(g.nodes().begin(), g.nodes().end());
   for (size_t k = 0; k < nodes.size(); ++k) {
     const jit::Node* e = nodes[k];
@@ -60,7 +61,7 @@ Status CheckEmptiesWrittenFirst(const jit::Graph& g) {
           // fill_/zero_/copy_... overwrite their self (argument 0); out= ops their out argument.
           const bool overwrites = kOverwrite.count(kind) ? i == 0 : schema->arguments()[i].is_out();
           if (!overwrites || !a->second) return refuse("is read or only partly written by " + kind + " first");
-          decided = true;  // written whole first
+          decided = true;                                 // written whole first
         } else if (n->kind() == jit::prim::ListUnpack) {  // the views of split/unbind/chunk
           for (const jit::Value* o : n->outputs()) alias[o] = false;
         } else if (info && !info->isWrite() && schema->returns().size() == n->outputs().size()) {

@@ -59,10 +59,12 @@ std::string Describe(const jit::Node* n) {
 
 bool IsMetadataQuery(const std::string& name) {
   static const std::unordered_set<std::string> kQueries = {
-      "aten::size", "aten::dim", "aten::numel", "aten::stride", "aten::len", "prim::dtype",
-      "prim::device", "prim::layout", "aten::is_floating_point", "aten::is_complex", "prim::shape",
-      "aten::sym_size", "aten::sym_numel", "aten::sym_stride", "prim::is_cuda", "aten::__is__",
-      "aten::__isnot__", "prim::isinstance"};
+      "aten::size",       "aten::dim",        "aten::numel",
+      "aten::stride",     "aten::len",        "prim::dtype",
+      "prim::device",     "prim::layout",     "aten::is_floating_point",
+      "aten::is_complex", "prim::shape",      "aten::sym_size",
+      "aten::sym_numel",  "aten::sym_stride", "prim::is_cuda",
+      "aten::__is__",     "aten::__isnot__",  "prim::isinstance"};
   return kQueries.count(name) > 0;
 }
 
@@ -159,9 +161,8 @@ class JitImporter {
     auto it = tensors_.find(jv);
     if (it != tensors_.end()) return it->second;
     auto e = env_.find(jv);
-    if (e == env_.end() || !e->second.isTensor())
-      return Internal("no tensor recorded for %" + jv->debugName());
-    AOT_ASSIGN_OR_RETURN(Value* v, AddWeight(e->second.toTensor(), jv->debugName(), &env_[jv]));
+    if (e == env_.end() || !e->second.isTensor()) return Internal("no tensor recorded for %" + jv->debugName());
+    AOT_ASSIGN_OR_RETURN(Value * v, AddWeight(e->second.toTensor(), jv->debugName(), &env_[jv]));
     tensors_[jv] = v;
     return v;
   }
@@ -181,8 +182,7 @@ class JitImporter {
     // The constant itself, when it is exactly its storage and no other value
     // claimed it, maps there too (a list built before holds it).
     const c10::StorageImpl* own = t.storage().unsafeGetStorageImpl();
-    if (t.storage_offset() == 0 && t.is_contiguous() && t.storage().nbytes() == t.nbytes() &&
-        !storage_ids_.count(own))
+    if (t.storage_offset() == 0 && t.is_contiguous() && t.storage().nbytes() == t.nbytes() && !storage_ids_.count(own))
       MapStorage(t, w.meta.storage);
     Value* v = g_->AddWeight(name, name, w.meta);
     g_->weights()[name] = std::move(w);
@@ -209,9 +209,14 @@ class JitImporter {
       std::vector<double> ds;
       bool all_int = true, all_num = true;
       for (const c10::IValue& e : iv.toListRef()) {
-        if (e.isInt()) { is.push_back(e.toInt()); ds.push_back(static_cast<double>(e.toInt())); }
-        else if (e.isDouble()) { all_int = false; ds.push_back(e.toDouble()); }
-        else all_num = false;
+        if (e.isInt()) {
+          is.push_back(e.toInt());
+          ds.push_back(static_cast<double>(e.toInt()));
+        } else if (e.isDouble()) {
+          all_int = false;
+          ds.push_back(e.toDouble());
+        } else
+          all_num = false;
       }
       if (all_num && all_int && sa.type.base != BaseType::kFloat) return Literal::IntList(is);
       if (all_num) return Literal::FloatList(ds);
@@ -260,7 +265,8 @@ class JitImporter {
           if (iv.isDevice() && !iv.toDevice().is_cpu())
             return Unsupported(what + " is device " + iv.toDevice().str() + "; atenaot captures CPU programs only");
           break;
-        default: break;
+        default:
+          break;
       }
     }
     return Status::Ok();
@@ -335,9 +341,7 @@ class JitImporter {
       const jit::Value* src = n->input();
       auto lv = list_values_.find(src);
       auto el = elems_.find(src);
-      size_t count = lv != list_values_.end() ? lv->second.size()
-                     : el != elems_.end()    ? el->second.size()
-                                             : 0;
+      size_t count = lv != list_values_.end() ? lv->second.size() : el != elems_.end() ? el->second.size() : 0;
       if (count != n->outputs().size())
         return Unsupported("unpacking a list or tuple that was not built in the graph, or of the wrong length");
       for (size_t k = 0; k < count; ++k) {
@@ -365,7 +369,8 @@ class JitImporter {
     bool tensor_out = false;
     for (const jit::Value* o : n->outputs()) {
       c10::TypePtr t = o->type();
-      if (t->cast<c10::TensorType>() || (t->cast<c10::ListType>() && t->expectRef<c10::ListType>().getElementType()->cast<c10::TensorType>()))
+      if (t->cast<c10::TensorType>() ||
+          (t->cast<c10::ListType>() && t->expectRef<c10::ListType>().getElementType()->cast<c10::TensorType>()))
         tensor_out = true;
     }
     if (!tensor_out) return FoldStatic(n, kname);
@@ -383,8 +388,7 @@ class JitImporter {
       return Unsupported("op " + qname + " has argument or return types atenaot cannot represent");
     std::vector<Arg> args;
     const auto& sargs = op->schema.args;
-    if (sargs.size() != n->inputs().size())
-      return Internal("schema arity differs from the node's input count");
+    if (sargs.size() != n->inputs().size()) return Internal("schema arity differs from the node's input count");
     for (size_t i = 0; i < sargs.size(); ++i) {
       const jit::Value* in = n->inputs()[i];
       const c10::IValue& iv = env_.at(in);
@@ -393,8 +397,11 @@ class JitImporter {
         AOT_ASSIGN_OR_RETURN(std::vector<Value*> list, TensorListFor(in));
         args.push_back(Arg::List(list));
       } else if (sa.type.base == BaseType::kTensor) {
-        if (iv.isNone()) { args.push_back(Arg::Of(Literal::None())); continue; }
-        AOT_ASSIGN_OR_RETURN(Value* v, TensorFor(in));
+        if (iv.isNone()) {
+          args.push_back(Arg::Of(Literal::None()));
+          continue;
+        }
+        AOT_ASSIGN_OR_RETURN(Value * v, TensorFor(in));
         args.push_back(Arg::Of(v));
       } else {
         if (iv.isTensor())
@@ -466,10 +473,20 @@ class JitImporter {
   // Ops whose result shape depends on tensor values would freeze one sample's
   // shape into the program, so they are refused.
   Status CheckStaticShape(const jit::Node* n, const OpInfo& op) {
-    static const std::unordered_set<std::string> kDataDependent = {
-        "nonzero", "nonzero_numpy", "argwhere", "masked_select", "unique", "_unique", "_unique2",
-        "unique_consecutive", "unique_dim", "unique_dim_consecutive", "repeat_interleave", "bincount",
-        "_nested_tensor_from_mask", "nonzero_static"};
+    static const std::unordered_set<std::string> kDataDependent = {"nonzero",
+                                                                   "nonzero_numpy",
+                                                                   "argwhere",
+                                                                   "masked_select",
+                                                                   "unique",
+                                                                   "_unique",
+                                                                   "_unique2",
+                                                                   "unique_consecutive",
+                                                                   "unique_dim",
+                                                                   "unique_dim_consecutive",
+                                                                   "repeat_interleave",
+                                                                   "bincount",
+                                                                   "_nested_tensor_from_mask",
+                                                                   "nonzero_static"};
     const std::string& name = op.schema.name;
     bool dependent = kDataDependent.count(name) > 0;
     if (name == "repeat_interleave" && op.schema.overload == "self_int") dependent = false;
@@ -558,8 +575,8 @@ class JitImporter {
   // Eval-mode dropout (train=False) returns its input, in every variant.
   bool IsEvalDropout(const jit::Node* n, const OpInfo& op) {
     static const std::unordered_set<std::string> kDropouts = {
-        "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
-        "feature_alpha_dropout", "feature_alpha_dropout_"};
+        "dropout",       "dropout_",       "feature_dropout",       "feature_dropout_",
+        "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_"};
     if (!kDropouts.count(op.schema.name) || n->inputs().size() != 3 || n->outputs().size() != 1) return false;
     const c10::IValue& train = env_.at(n->input(2));
     return train.isBool() && !train.toBool() && env_.at(n->input(0)).isTensor();
@@ -574,9 +591,10 @@ class JitImporter {
       if (static_tensors_.count(in) || IsMetadataQuery(kname)) continue;
       auto origin = data_origin_.find(in);
       std::string from = origin == data_origin_.end() ? "tensor values" : "the values of input %" + origin->second;
-      return Unsupported("op " + kname + " turns tensor data into a Python scalar (data-dependent): %" +
-                         in->debugName() + " is computed from " + from +
-                         ", not only from shapes; atenaot compiles only programs whose control values depend on shapes");
+      return Unsupported(
+          "op " + kname + " turns tensor data into a Python scalar (data-dependent): %" + in->debugName() +
+          " is computed from " + from +
+          ", not only from shapes; atenaot compiles only programs whose control values depend on shapes");
     }
     AOT_ASSIGN_OR_RETURN(std::vector<c10::IValue> results, Execute(n));
     for (size_t k = 0; k < results.size(); ++k) env_[n->outputs()[k]] = results[k];
@@ -595,7 +613,8 @@ class JitImporter {
       std::vector<Value*> out;
       for (const c10::IValue& e : iv.toListRef()) {
         if (!e.isTensor()) return Unsupported("a constant tensor list holds a " + e.tagKind());
-        AOT_ASSIGN_OR_RETURN(Value* v, AddWeight(e.toTensor(), jv->debugName() + "_" + std::to_string(out.size()), nullptr));
+        AOT_ASSIGN_OR_RETURN(Value * v,
+                             AddWeight(e.toTensor(), jv->debugName() + "_" + std::to_string(out.size()), nullptr));
         out.push_back(v);
       }
       list_values_[jv] = out;
@@ -603,8 +622,11 @@ class JitImporter {
     }
     std::vector<Value*> out;
     for (const jit::Value* e : el->second) {
-      if (env_.at(e).isNone()) { out.push_back(nullptr); continue; }
-      AOT_ASSIGN_OR_RETURN(Value* v, TensorFor(e));
+      if (env_.at(e).isNone()) {
+        out.push_back(nullptr);
+        continue;
+      }
+      AOT_ASSIGN_OR_RETURN(Value * v, TensorFor(e));
       out.push_back(v);
     }
     return out;
@@ -622,7 +644,7 @@ class JitImporter {
   Status BuildTree(const jit::Value* jv, std::vector<Value*>* flat, OutputTree* tree) {
     const c10::IValue& iv = env_.at(jv);
     if (iv.isTensor()) {
-      AOT_ASSIGN_OR_RETURN(Value* v, TensorFor(jv));
+      AOT_ASSIGN_OR_RETURN(Value * v, TensorFor(jv));
       tree->kind = OutputTree::Kind::kLeaf;
       tree->leaf = static_cast<int>(flat->size());
       flat->push_back(v);
@@ -656,7 +678,7 @@ class JitImporter {
   // buffers into one); its tensors become weights.
   Status ConstantTree(const c10::IValue& iv, const std::string& name, std::vector<Value*>* flat, OutputTree* tree) {
     if (iv.isTensor()) {
-      AOT_ASSIGN_OR_RETURN(Value* v, AddWeight(iv.toTensor(), name, nullptr));
+      AOT_ASSIGN_OR_RETURN(Value * v, AddWeight(iv.toTensor(), name, nullptr));
       tree->kind = OutputTree::Kind::kLeaf;
       tree->leaf = static_cast<int>(flat->size());
       flat->push_back(v);
@@ -664,8 +686,7 @@ class JitImporter {
     }
     if (iv.isTuple() || iv.isList()) {
       tree->kind = iv.isTuple() ? OutputTree::Kind::kTuple : OutputTree::Kind::kList;
-      const std::vector<c10::IValue> items =
-          iv.isTuple() ? iv.toTupleRef().elements().vec() : iv.toListRef().vec();
+      const std::vector<c10::IValue> items = iv.isTuple() ? iv.toTupleRef().elements().vec() : iv.toListRef().vec();
       for (size_t k = 0; k < items.size(); ++k) {
         OutputTree sub;
         AOT_RETURN_IF_ERROR(ConstantTree(items[k], name + "_" + std::to_string(k), flat, &sub));

@@ -24,8 +24,8 @@ struct JitImportOptions {
 // `sample_inputs` are not modified: the capture run uses copies that keep
 // the inputs' aliasing.
 StatusOr<std::unique_ptr<Graph>> ImportJitGraph(const torch::jit::Graph& jit_graph,
-                                                const std::vector<at::Tensor>& sample_inputs,
-                                                const OpTable& ops, const JitImportOptions& opts = {});
+                                                const std::vector<at::Tensor>& sample_inputs, const OpTable& ops,
+                                                const JitImportOptions& opts = {});
 
 // Copies of `ts` that share storage exactly where `ts` do.
 std::vector<at::Tensor> CloneKeepingAliasing(const std::vector<at::Tensor>& ts);

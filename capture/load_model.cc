@@ -7,16 +7,16 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/serialization/import.h>
 
-#include <sstream>
 #include <regex>
+#include <sstream>
 
 #include "capture/archive_check.h"
 #include "capture/jit_import.h"
 #include "capture/libtorch_error.h"
 #include "capture/tensor_convert.h"
 #include "io/files.h"
-#include "ir/parser.h"
 #include "io/weights_file.h"
+#include "ir/parser.h"
 
 namespace atenaot {
 
@@ -24,9 +24,12 @@ namespace jit = torch::jit;
 
 const char* ModelFormatName(ModelFormat f) {
   switch (f) {
-    case ModelFormat::kTorchScriptArchive: return "TorchScript archive";
-    case ModelFormat::kTorchScriptText: return "TorchScript IR text";
-    case ModelFormat::kAtenaotText: return "atenaot IR text";
+    case ModelFormat::kTorchScriptArchive:
+      return "TorchScript archive";
+    case ModelFormat::kTorchScriptText:
+      return "TorchScript IR text";
+    case ModelFormat::kAtenaotText:
+      return "atenaot IR text";
   }
   return "?";
 }
@@ -131,15 +134,20 @@ StatusOr<std::unique_ptr<Graph>> LoadTorchScriptText(const std::string& path, co
     // Two known gaps of LibTorch's parser get a hint; other errors speak for themselves.
     if (text.find("CPUFloatType") != std::string::npos || text.find("Type{") != std::string::npos ||
         text.find(": __torch__") != std::string::npos)
-      why += " (LibTorch cannot parse multi-element tensor constants or class-typed inputs: save the module "
-             "with torch.jit.save and import the .pt instead)";
+      why +=
+          " (LibTorch cannot parse multi-element tensor constants or class-typed inputs: save the module "
+          "with torch.jit.save and import the .pt instead)";
     return InvalidArgument("cannot parse TorchScript IR text '" + path + "': " + why);
   }
   for (const ScalarConstant& c : FindScalarConstants(text)) {
     auto it = vmap.find(c.name);
     if (it == vmap.end()) continue;
-    c10::ScalarType st = c.type == "Long" ? at::kLong : c.type == "Int" ? at::kInt : c.type == "Bool" ? at::kBool
-                         : c.type == "Float" ? at::kFloat : c.type == "Half" ? at::kHalf : at::kDouble;
+    c10::ScalarType st = c.type == "Long"    ? at::kLong
+                         : c.type == "Int"   ? at::kInt
+                         : c.type == "Bool"  ? at::kBool
+                         : c.type == "Float" ? at::kFloat
+                         : c.type == "Half"  ? at::kHalf
+                                             : at::kDouble;
     it->second->node()->t_(jit::attr::value, at::scalar_tensor(c.value, at::TensorOptions().dtype(st)));
   }
   std::vector<at::Tensor> samples;
@@ -149,8 +157,9 @@ StatusOr<std::unique_ptr<Graph>> LoadTorchScriptText(const std::string& path, co
                            std::to_string(inputs.size()));
   for (size_t i = 0; i < gin.size(); ++i) {
     auto tt = gin[i]->type()->cast<c10::TensorType>();
-    if (!tt) return Unsupported("graph input %" + gin[i]->debugName() + " has type " + gin[i]->type()->str() +
-                                "; only tensor inputs are supported");
+    if (!tt)
+      return Unsupported("graph input %" + gin[i]->debugName() + " has type " + gin[i]->type()->str() +
+                         "; only tensor inputs are supported");
     auto sizes = tt->sizes().concrete_sizes();
     auto strides = tt->strides().concrete_sizes();
     auto st = tt->scalarType();
@@ -179,8 +188,8 @@ StatusOr<std::unique_ptr<Graph>> LoadTorchScriptText(const std::string& path, co
     if (!too_big.empty()) {
       std::ostringstream declared;
       declared << *tt;
-      return InvalidArgument("graph input %" + gin[i]->debugName() + " is declared " + declared.str() +
-                             ", with " + too_big);
+      return InvalidArgument("graph input %" + gin[i]->debugName() + " is declared " + declared.str() + ", with " +
+                             too_big);
     }
     try {
       samples.push_back(at::zeros_like(at::empty_strided(*sizes, *strides, at::TensorOptions().dtype(*st)),
@@ -237,8 +246,10 @@ StatusOr<std::unique_ptr<Graph>> LoadModel(const std::string& path, const std::v
   AOT_ASSIGN_OR_RETURN(ModelFormat f, DetectModelFormat(bytes, path));
   for (const NpyArray& a : inputs)
     if (a.none && f != ModelFormat::kTorchScriptArchive)
-      return InvalidArgument("'none' among the inputs stands for an Optional[Tensor] argument of a TorchScript "
-                             "archive; '" + path + "' is " + ModelFormatName(f) + ", whose inputs are all tensors");
+      return InvalidArgument(
+          "'none' among the inputs stands for an Optional[Tensor] argument of a TorchScript "
+          "archive; '" +
+          path + "' is " + ModelFormatName(f) + ", whose inputs are all tensors");
   // The importer boundary: whatever LibTorch throws on a bad model becomes a Status.
   try {
     if (f == ModelFormat::kTorchScriptArchive) return LoadArchive(path, bytes, inputs, ops);

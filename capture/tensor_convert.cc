@@ -45,14 +45,17 @@ Status CheckStorageBounds(const at::Tensor& t, const std::string& what) {
   __int128 last = t.storage_offset(), first = t.storage_offset();
   for (int64_t d = 0; d < t.dim(); ++d) {
     const __int128 reach = static_cast<__int128>(t.size(d) - 1) * t.stride(d);
-    if (reach > 0) last += reach;
-    else first += reach;
+    if (reach > 0)
+      last += reach;
+    else
+      first += reach;
   }
   const __int128 need = (last + 1) * static_cast<__int128>(t.element_size());
   const __int128 have = static_cast<__int128>(t.storage().nbytes());
   if (first >= 0 && need <= have) return Status::Ok();
-  return InvalidArgument(what + " (" + std::to_string(t.numel()) + " elements of " + std::string(c10::toString(t.scalar_type())) +
-                         ") needs " + std::to_string(static_cast<long long>(need)) + " bytes of storage, but its data record has " +
+  return InvalidArgument(what + " (" + std::to_string(t.numel()) + " elements of " +
+                         std::string(c10::toString(t.scalar_type())) + ") needs " +
+                         std::to_string(static_cast<long long>(need)) + " bytes of storage, but its data record has " +
                          std::to_string(static_cast<long long>(have)) + ": the file is truncated or corrupt");
 }
 

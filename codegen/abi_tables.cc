@@ -76,8 +76,9 @@ std::string Crc32Hex(const std::vector<uint8_t>& bytes) {
 std::string WeightsCheckSource(const std::string& name, const std::vector<uint8_t>& bytes, bool in_file) {
   const std::string crc = Crc32Hex(bytes);
   const std::string what = in_file ? "the weights file " + name + ".weights" : "the weights embedded in " + name;
-  const std::string why = in_file ? "fails its CRC-32 check: it was changed after the build, or comes from another build"
-                                  : "fail their CRC-32 check: the library was changed after the build";
+  const std::string why = in_file
+                              ? "fails its CRC-32 check: it was changed after the build, or comes from another build"
+                              : "fail their CRC-32 check: the library was changed after the build";
   std::ostringstream os;
   os << kCrc32Source << "\n"
      << "/* CRC-32 (zlib's) of the " << bytes.size() << " weight bytes this model was built with. */\n"

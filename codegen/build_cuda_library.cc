@@ -45,7 +45,8 @@ Status WriteCudaSourcesInto(const GeneratedCuda& gen, const std::string& dir, co
   AOT_RETURN_IF_ERROR(WriteFile(base + ".cu", gen.source));
   AOT_RETURN_IF_ERROR(WriteFile(dir + "/atenaot.h", kAtenaotHeader));
   AOT_RETURN_IF_ERROR(WriteFile(dir + "/atenaot_model.h", kAtenaotModelHeader));
-  if (!gen.weights.empty()) AOT_RETURN_IF_ERROR(WriteFile(base + ".weights", std::string(gen.weights.begin(), gen.weights.end())));
+  if (!gen.weights.empty())
+    AOT_RETURN_IF_ERROR(WriteFile(base + ".weights", std::string(gen.weights.begin(), gen.weights.end())));
   return Status::Ok();
 }
 
@@ -60,13 +61,13 @@ Status WriteCudaSources(const GeneratedCuda& gen, const std::string& dir, const 
 StatusOr<std::string> WriteAndBuildCuda(const GeneratedCuda& gen, const std::string& dir, const std::string& name,
                                         const CudaBuildOptions& opts) {
   const std::string nvcc = FindNvcc(opts);
-  if (nvcc.empty())
-    return NotFound("nvcc not found (set $NVCC or install the CUDA Toolkit at /usr/local/cuda)");
+  if (nvcc.empty()) return NotFound("nvcc not found (set $NVCC or install the CUDA Toolkit at /usr/local/cuda)");
   AOT_ASSIGN_OR_RETURN(std::string arch, CudaArchFlags(opts.arch));
   AOT_ASSIGN_OR_RETURN(std::unique_ptr<StagedDir> out, StagedDir::Begin(dir));
   AOT_RETURN_IF_ERROR(WriteCudaSourcesInto(gen, out->path(), name));
   std::vector<std::string> cmd = SplitWords(nvcc);
-  for (const std::string& f : SplitWords("-O3 " + arch + " -Xcompiler -fPIC -shared -I. " + opts.extra_flags)) cmd.push_back(f);
+  for (const std::string& f : SplitWords("-O3 " + arch + " -Xcompiler -fPIC -shared -I. " + opts.extra_flags))
+    cmd.push_back(f);
   cmd.insert(cmd.end(), {"-o", "lib" + name + ".so", name + ".cu", "-lcublas"});
   AOT_RETURN_IF_ERROR(RunProgram(cmd, "building lib" + name + ".so with nvcc", out->path()));
   AOT_ASSIGN_OR_RETURN(std::string runtime, BuildRuntime(out->path(), opts.cc));

@@ -13,10 +13,10 @@
 namespace atenaot {
 
 struct CudaBuildOptions {
-  std::string nvcc;             // empty: $NVCC, else /usr/local/cuda/bin/nvcc
-  std::string arch = "sm_90";   // sm_XX: SASS for it and PTX of compute_XX
-  std::string extra_flags;      // e.g. "-Werror all-warnings" in tests
-  std::string cc = "cc";        // for libatenaot_runtime.so ($CC when set)
+  std::string nvcc;            // empty: $NVCC, else /usr/local/cuda/bin/nvcc
+  std::string arch = "sm_90";  // sm_XX: SASS for it and PTX of compute_XX
+  std::string extra_flags;     // e.g. "-Werror all-warnings" in tests
+  std::string cc = "cc";       // for libatenaot_runtime.so ($CC when set)
 };
 
 // The nvcc to use (see CudaBuildOptions::nvcc); empty when it is not an

@@ -42,8 +42,8 @@ Status WriteSourcesInto(const GeneratedC& gen, const std::string& dir, const std
 std::string DefaultCpu() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();
-  const bool v2 = __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt") &&
-                  __builtin_cpu_supports("ssse3");
+  const bool v2 =
+      __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("ssse3");
   const bool v3 = v2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                   __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
   const bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -60,8 +60,9 @@ StatusOr<std::vector<std::string>> CpuFlags(const std::string& cpu) {
   if (cpu == "native") return std::vector<std::string>{"-march=native"};
   if (cpu == "x86-64-v2" || cpu == "x86-64-v3" || cpu == "x86-64-v4" || cpu == "armv8-a")
     return std::vector<std::string>{"-march=" + cpu};
-  return InvalidArgument("--cpu must be native, x86-64-v2, x86-64-v3, x86-64-v4, armv8-a or cortex-m4 (with --embedded), got '" +
-                         cpu + "'");
+  return InvalidArgument(
+      "--cpu must be native, x86-64-v2, x86-64-v3, x86-64-v4, armv8-a or cortex-m4 (with --embedded), got '" + cpu +
+      "'");
 }
 
 std::vector<std::string> LibraryCFlags() {
@@ -78,8 +79,8 @@ StatusOr<std::string> BuildRuntime(const std::string& dir, const std::string& cc
   AOT_RETURN_IF_ERROR(WriteFile(dir + "/atenaot_runtime.c", kRuntimeSource));
   std::vector<std::string> cmd = CompilerCommand(cc);
   if (cmd.empty()) return InvalidArgument("the C compiler command ($CC) is empty");
-  cmd.insert(cmd.end(), {"-std=c99", "-O2", "-fPIC", "-shared", "-I.", "-o", "libatenaot_runtime.so", "atenaot_runtime.c",
-                         "-ldl"});
+  cmd.insert(cmd.end(), {"-std=c99", "-O2", "-fPIC", "-shared", "-I.", "-o", "libatenaot_runtime.so",
+                         "atenaot_runtime.c", "-ldl"});
   AOT_RETURN_IF_ERROR(RunProgram(cmd, "building libatenaot_runtime.so", dir));
   return std::string("libatenaot_runtime.so");
 }

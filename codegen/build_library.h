@@ -16,12 +16,12 @@
 namespace atenaot {
 
 struct BuildOptions {
-  std::string cc = "cc";        // $CC when set
-  bool march_native = false;    // -march=native (the same as cpu = "native")
+  std::string cc = "cc";      // $CC when set
+  bool march_native = false;  // -march=native (the same as cpu = "native")
   // The instruction set (`compile --cpu`): native, x86-64-v2, x86-64-v3,
   // x86-64-v4, armv8-a (with an AArch64 $CC), or "" for DefaultCpu().
   std::string cpu;
-  std::string extra_cflags;     // e.g. "-Wall -Wextra -Werror" in tests
+  std::string extra_cflags;  // e.g. "-Wall -Wextra -Werror" in tests
 };
 
 // The default --cpu: the highest x86-64 level (v4, v3, v2) of the machine

@@ -17,8 +17,8 @@
 namespace atenaot {
 
 struct CodegenOptions {
-  std::string name = "model";     // C identifier prefix: NAME_run, NAME_arena_bytes, ...
-  bool embed_weights = true;      // false: weights are read from NAME.weights at open
+  std::string name = "model";  // C identifier prefix: NAME_run, NAME_arena_bytes, ...
+  bool embed_weights = true;   // false: weights are read from NAME.weights at open
   // Embedded weights as C array initializers in NAME.c (slow to compile once
   // they reach megabytes) instead of one binary blob, NAME_weights.bin, that
   // NAME_weights.S pulls in with `.incbin` (the default).
@@ -36,11 +36,11 @@ struct CodegenOptions {
   // and NAME_set_threads choose how many. `compile --embedded` clears it: no
   // thread code at all.
   bool threads = true;
-  int64_t thread_grain = 16384;   // elements of work per thread at least (tests use tiny ones to split everything)
+  int64_t thread_grain = 16384;  // elements of work per thread at least (tests use tiny ones to split everything)
   // The most threads one GEMM or convolution splits over (with threads):
   // each needs its own packing scratch, so the plan holds this many slots.
   int gemm_threads = 4;
-  std::string source_note;        // e.g. the model path, for the file banner
+  std::string source_note;  // e.g. the model path, for the file banner
 };
 
 // Values the codegen evaluates inside another kernel's loop: they need no
@@ -62,8 +62,8 @@ std::vector<KernelStep> KernelSchedule(const Graph& g, const std::unordered_set<
 ReusePairs KernelReusePairs(const Graph& g, const std::unordered_set<const Value*>& fused);
 
 struct GeneratedC {
-  std::string header;           // NAME.h
-  std::string source;           // NAME.c
+  std::string header;  // NAME.h
+  std::string source;  // NAME.c
   // The weight bytes: NAME.weights when not embedded; NAME_weights.bin when
   // embedded as a binary object (weights_asm set); empty otherwise.
   std::vector<uint8_t> weights;

@@ -290,7 +290,7 @@ AOT_UNUSED static inline double aot__mod_f(double a, double b) {
 
 )C"
 #include "codegen/kernels/aot_vecmath.inc"
-    R"C(
+                             R"C(
 
 /* C[m,n] = beta*C + alpha * sum_k A[m,k] B[k,n], all strided (elements).
  * Picks the loop order that keeps the innermost loop unit-stride so the

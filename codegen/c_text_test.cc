@@ -1,8 +1,8 @@
 #include "codegen/c_text.h"
 
-#include <random>
-
 #include <gtest/gtest.h>
+
+#include <random>
 
 namespace atenaot {
 namespace {
@@ -11,7 +11,8 @@ namespace {
 // trigraph or leave printable ASCII, whatever bytes come in.
 void ExpectInertComment(const std::string& in) {
   const std::string out = CComment(in);
-  for (char c : out) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "byte " << int(static_cast<unsigned char>(c)) << " in " << out;
+  for (char c : out)
+    EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "byte " << int(static_cast<unsigned char>(c)) << " in " << out;
   EXPECT_EQ(out.find("*/"), std::string::npos) << out;
   EXPECT_EQ(out.find("/*"), std::string::npos) << out;
   EXPECT_EQ(out.find('\\'), std::string::npos) << out;
@@ -63,14 +64,20 @@ TEST(CheckModelName, AcceptsOrdinaryIdentifiers) {
 // Each of these broke a build: it overwrote the loader or a header, clashed
 // with a header guard or an ABI symbol, or failed inside the C compiler.
 TEST(CheckModelName, RejectsReservedAndClashingNames) {
-  const std::pair<std::string, std::string> cases[] = {
-      {"atenaot_runtime", "starts with 'atenaot'"}, {"atenaot_model", "starts with 'atenaot'"},
-      {"ATENAOT", "starts with 'atenaot'"},        {"atenaot", "starts with 'atenaot'"},
-      {"aot", "starts with 'aot'"},                {"aot_model", "starts with 'aot'"},
-      {"AOT_x", "starts with 'aot'"},              {std::string(65, 'm'), "longer than 64"},
-      {"", "empty"},                               {"9lives", "starts with a digit"},
-      {"_x", "starts with '_'"},                   {"a-b", "not a C identifier"},
-      {"a*/b", "not a C identifier"},              {"caf\xc3\xa9", "not a C identifier"}};
+  const std::pair<std::string, std::string> cases[] = {{"atenaot_runtime", "starts with 'atenaot'"},
+                                                       {"atenaot_model", "starts with 'atenaot'"},
+                                                       {"ATENAOT", "starts with 'atenaot'"},
+                                                       {"atenaot", "starts with 'atenaot'"},
+                                                       {"aot", "starts with 'aot'"},
+                                                       {"aot_model", "starts with 'aot'"},
+                                                       {"AOT_x", "starts with 'aot'"},
+                                                       {std::string(65, 'm'), "longer than 64"},
+                                                       {"", "empty"},
+                                                       {"9lives", "starts with a digit"},
+                                                       {"_x", "starts with '_'"},
+                                                       {"a-b", "not a C identifier"},
+                                                       {"a*/b", "not a C identifier"},
+                                                       {"caf\xc3\xa9", "not a C identifier"}};
   for (const auto& [name, why] : cases) {
     Status s = CheckModelName(name);
     ASSERT_FALSE(s.ok()) << name;

@@ -6,15 +6,24 @@ namespace atenaot {
 
 StatusOr<std::string> CType(DType t) {
   switch (t) {
-    case DType::kFloat32: return std::string("float");
-    case DType::kFloat64: return std::string("double");
-    case DType::kInt64: return std::string("int64_t");
-    case DType::kInt32: return std::string("int32_t");
-    case DType::kInt16: return std::string("int16_t");
-    case DType::kInt8: return std::string("int8_t");
-    case DType::kUInt8: return std::string("uint8_t");
-    case DType::kBool: return std::string("uint8_t");
-    default: return Unsupported(std::string("dtype ") + DTypeName(t) + " is not supported by the C backend");
+    case DType::kFloat32:
+      return std::string("float");
+    case DType::kFloat64:
+      return std::string("double");
+    case DType::kInt64:
+      return std::string("int64_t");
+    case DType::kInt32:
+      return std::string("int32_t");
+    case DType::kInt16:
+      return std::string("int16_t");
+    case DType::kInt8:
+      return std::string("int8_t");
+    case DType::kUInt8:
+      return std::string("uint8_t");
+    case DType::kBool:
+      return std::string("uint8_t");
+    default:
+      return Unsupported(std::string("dtype ") + DTypeName(t) + " is not supported by the C backend");
   }
 }
 
@@ -55,14 +64,22 @@ StatusOr<DType> DTypeOfAbi(aot_dtype t) {
 std::string CLiteral(const Literal& l, const std::string& ctype) {
   std::string v;
   switch (l.kind) {
-    case Literal::Kind::kInt: v = std::to_string(l.i) + (l.i > 2147483647LL || l.i < -2147483647LL ? "LL" : ""); break;
-    case Literal::Kind::kBool: v = l.b ? "1" : "0"; break;
-    case Literal::Kind::kFloat:
-      if (std::isnan(l.f)) v = "NAN";
-      else if (std::isinf(l.f)) v = l.f > 0 ? "INFINITY" : "(-INFINITY)";
-      else v = FormatDouble(l.f);
+    case Literal::Kind::kInt:
+      v = std::to_string(l.i) + (l.i > 2147483647LL || l.i < -2147483647LL ? "LL" : "");
       break;
-    default: v = "0";
+    case Literal::Kind::kBool:
+      v = l.b ? "1" : "0";
+      break;
+    case Literal::Kind::kFloat:
+      if (std::isnan(l.f))
+        v = "NAN";
+      else if (std::isinf(l.f))
+        v = l.f > 0 ? "INFINITY" : "(-INFINITY)";
+      else
+        v = FormatDouble(l.f);
+      break;
+    default:
+      v = "0";
   }
   return "((" + ctype + ")" + v + ")";
 }

@@ -122,10 +122,14 @@ AOT_UNUSED static int aot__cpu_check(char* err, size_t err_len) { (void)err; (vo
 )C";
 
 std::string CpuCheckedOpen(const std::string& inner_open) {
-  std::string c = "AOT_BASELINE static aot_status aot__open_checked(const void* weights, void** state, char* err, size_t err_len) {\n"
-                  "  int s = aot__cpu_check(err, err_len);\n  if (s) return s;\n";
-  if (inner_open.empty()) c += "  (void)weights; (void)state;\n  return AOT_OK;\n}\n";
-  else c += "  return " + inner_open + "(weights, state, err, err_len);\n}\n";
+  std::string c =
+      "AOT_BASELINE static aot_status aot__open_checked(const void* weights, void** state, char* err, size_t err_len) "
+      "{\n"
+      "  int s = aot__cpu_check(err, err_len);\n  if (s) return s;\n";
+  if (inner_open.empty())
+    c += "  (void)weights; (void)state;\n  return AOT_OK;\n}\n";
+  else
+    c += "  return " + inner_open + "(weights, state, err, err_len);\n}\n";
   return c;
 }
 

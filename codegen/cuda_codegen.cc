@@ -20,8 +20,8 @@
 namespace atenaot {
 namespace {
 
-constexpr int64_t kStageAlign = 256;              // staging buffers (cudaMalloc's alignment)
-constexpr int64_t kBlasWorkspace = 32 << 20;      // cuBLAS workspace (NVIDIA's advice for Hopper)
+constexpr int64_t kStageAlign = 256;               // staging buffers (cudaMalloc's alignment)
+constexpr int64_t kBlasWorkspace = 32 << 20;       // cuBLAS workspace (NVIDIA's advice for Hopper)
 constexpr int64_t kSmallIndex = int64_t{1} << 30;  // below this, kernels index with 32-bit ints
 
 std::string S(int64_t v) { return std::to_string(v); }
@@ -85,19 +85,26 @@ BlasOperand BlasView(int64_t R, int64_t C, int64_t s0, int64_t s1) {
   BlasOperand o;
   if (s1 == 1 || C == 1) {
     o.ld = R == 1 ? std::max<int64_t>(C, 1) : s0;
-    if (o.ld >= std::max<int64_t>(C, 1)) { o.ok = true; return o; }
+    if (o.ld >= std::max<int64_t>(C, 1)) {
+      o.ok = true;
+      return o;
+    }
   }
   if (s0 == 1 || R == 1) {
     o.trans = true;
     o.ld = C == 1 ? std::max<int64_t>(R, 1) : s1;
-    if (o.ld >= std::max<int64_t>(R, 1)) { o.ok = true; return o; }
+    if (o.ld >= std::max<int64_t>(R, 1)) {
+      o.ok = true;
+      return o;
+    }
   }
   return o;
 }
 
 class CudaEmitter final : public KernelLowering {
  public:
-  CudaEmitter(const Graph& g, const MemoryPlan& plan, const CudaCodegenOptions& opts) : g_(g), plan_(plan), opts_(opts) {}
+  CudaEmitter(const Graph& g, const MemoryPlan& plan, const CudaCodegenOptions& opts)
+      : g_(g), plan_(plan), opts_(opts) {}
 
   StatusOr<GeneratedCuda> Run() {
     AOT_RETURN_IF_ERROR(CheckModelName(opts_.name));
@@ -137,7 +144,8 @@ class CudaEmitter final : public KernelLowering {
     for (size_t i = 0; i < plan_.analysis.buffers.size(); ++i) {
       const Buffer& b = plan_.analysis.buffers[i];
       for (int64_t st : b.storages) {
-        if (b.home == BufferHome::kArena) loc_[st] = "(c->arena + " + S(plan_.offsets[i]) + ")";
+        if (b.home == BufferHome::kArena)
+          loc_[st] = "(c->arena + " + S(plan_.offsets[i]) + ")";
         else if (b.home == BufferHome::kOutput) {
           loc_[st] = "((uint8_t*)c->out[" + S(b.output_index) + "])";
           output_home_[st] = b.output_index;
@@ -164,7 +172,8 @@ class CudaEmitter final : public KernelLowering {
       loc_[v->meta().storage] = "(c->wts + " + S(static_cast<int64_t>(off)) + ")";
     }
     auto it = loc_.find(v->meta().storage);
-    if (it == loc_.end()) return Internal("no memory planned for %" + v->name() + " (storage " + S(v->meta().storage) + ")");
+    if (it == loc_.end())
+      return Internal("no memory planned for %" + v->name() + " (storage " + S(v->meta().storage) + ")");
     return it->second;
   }
 
@@ -180,8 +189,8 @@ class CudaEmitter final : public KernelLowering {
   void EndStep() {
     if (step_launches_ == 0) return;  // nothing to run (empty tensors)
     std::string fn = "aot_s" + S(step_count_++);
-    steps_ << "/* " << CComment(step_comment_) << " */\nstatic int " << fn << "(const aot__ctx* c) {\n" << host_.str()
-           << "  return AOT_OK;\n}\n\n";
+    steps_ << "/* " << CComment(step_comment_) << " */\nstatic int " << fn << "(const aot__ctx* c) {\n"
+           << host_.str() << "  return AOT_OK;\n}\n\n";
     calls_ << "  if ((s = " << fn << "(c)) != AOT_OK) return s;\n";
   }
 
@@ -203,7 +212,9 @@ class CudaEmitter final : public KernelLowering {
     return name;
   }
   // The index type of a kernel over `count` items in this step.
-  std::string IndexType(int64_t count) const { return count >= kSmallIndex || extent_ >= kSmallIndex ? "int64_t" : "int"; }
+  std::string IndexType(int64_t count) const {
+    return count >= kSmallIndex || extent_ >= kSmallIndex ? "int64_t" : "int";
+  }
 
   // Defines a __global__ kernel from `body` (its parameters: the step's
   // pointers it names) and returns the statement launching it.
@@ -215,11 +226,12 @@ class CudaEmitter final : public KernelLowering {
       params += (params.empty() ? "" : ", ") + ct + "* " + p;
       args += (args.empty() ? "" : ", ") + p;
     }
-    kernels_ << "/* " << CComment(comment) << " */\n__global__ void __launch_bounds__(" << block << ") " << name << "(" << params
-             << ") {\n" << body << "}\n\n";
+    kernels_ << "/* " << CComment(comment) << " */\n__global__ void __launch_bounds__(" << block << ") " << name << "("
+             << params << ") {\n"
+             << body << "}\n\n";
     ++step_launches_;
-    return name + "<<<" + grid + ", " + S(block) + ", 0, c->stream>>>(" + args + ");\n  AOT__CK(cudaGetLastError(), \"launching " +
-           name + "\");\n";
+    return name + "<<<" + grid + ", " + S(block) + ", 0, c->stream>>>(" + args +
+           ");\n  AOT__CK(cudaGetLastError(), \"launching " + name + "\");\n";
   }
 
   // "const IT v1 = r % 8; r /= 8; const IT v0 = r;": `flat` as indices over sizes.
@@ -233,7 +245,8 @@ class CudaEmitter final : public KernelLowering {
     const std::string rem = "rem_" + prefix;
     s += ind + it + " " + rem + " = " + flat + ";\n";
     for (size_t d = sizes.size(); d-- > 1;)
-      s += ind + "const " + it + " " + (*vars)[d] + " = " + rem + " % " + S(sizes[d]) + "; " + rem + " /= " + S(sizes[d]) + ";\n";
+      s += ind + "const " + it + " " + (*vars)[d] + " = " + rem + " % " + S(sizes[d]) + "; " + rem +
+           " /= " + S(sizes[d]) + ";\n";
     s += ind + "const " + it + " " + (*vars)[0] + " = " + rem + ";\n";
     return s;
   }
@@ -246,12 +259,14 @@ class CudaEmitter final : public KernelLowering {
     if (n == 0) return;
     const std::string it = IndexType(n);
     std::vector<std::string> v;
-    std::string body = "  for (" + it + " i = (" + it + ")blockIdx.x * (" + it + ")blockDim.x + (" + it + ")threadIdx.x; i < (" + it +
-                       ")" + S(n) + "; i += (" + it + ")gridDim.x * (" + it + ")blockDim.x) {\n";
+    std::string body = "  for (" + it + " i = (" + it + ")blockIdx.x * (" + it + ")blockDim.x + (" + it +
+                       ")threadIdx.x; i < (" + it + ")" + S(n) + "; i += (" + it + ")gridDim.x * (" + it +
+                       ")blockDim.x) {\n";
     body += Decompose("i", sizes, "v", it, "    ", &v);
     body += inner(v);
     body += "  }\n";
-    host_ << "  " << Kernel(comment, body, "aot__blocks(c->sms, " + S(n) + ", " + S(opts_.block_size) + ")", opts_.block_size);
+    host_ << "  "
+          << Kernel(comment, body, "aot__blocks(c->sms, " + S(n) + ", " + S(opts_.block_size) + ")", opts_.block_size);
   }
 
   // A block per row (grid-stride over rows): `inner` runs for row indices o0..
@@ -264,7 +279,8 @@ class CudaEmitter final : public KernelLowering {
     const int block = RowBlock(row_len, rows);
     std::vector<std::string> vo;
     std::string body = prologue;
-    body += "  for (" + it + " o = (" + it + ")blockIdx.x; o < (" + it + ")" + S(rows) + "; o += (" + it + ")gridDim.x) {\n";
+    body += "  for (" + it + " o = (" + it + ")blockIdx.x; o < (" + it + ")" + S(rows) + "; o += (" + it +
+            ")gridDim.x) {\n";
     body += Decompose("o", outer, "o", it, "    ", &vo);
     body += inner(vo, it);
     body += "  }\n";
@@ -299,7 +315,8 @@ class CudaEmitter final : public KernelLowering {
     comment = "fused elementwise: " + comment;
     BeginStep(comment);
     std::vector<const Value*> loads;
-    for (size_t k = 0; k < group.size(); ++k) FusedLoads(group[k], k == 0 && !group[0]->op().Writes() ? -1 : 0, fused_, &loads);
+    for (size_t k = 0; k < group.size(); ++k)
+      FusedLoads(group[k], k == 0 && !group[0]->op().Writes() ? -1 : 0, fused_, &loads);
     const bool load_target = group[0]->op().Writes();  // the run starts from the target's current content
     if (load_target && std::find(loads.begin(), loads.end(), target) == loads.end()) loads.push_back(target);
     const std::vector<int64_t>& sizes = target->meta().sizes;
@@ -309,10 +326,16 @@ class CudaEmitter final : public KernelLowering {
     LoopSpace sp = CoalesceLoops(sizes, strides);
     const int64_t n = Product(sp.sizes);
     std::vector<std::string> pl;
-    for (const Value* v : loads) { AOT_ASSIGN_OR_RETURN(std::string p, Ptr(v)); pl.push_back(p); }
+    for (const Value* v : loads) {
+      AOT_ASSIGN_OR_RETURN(std::string p, Ptr(v));
+      pl.push_back(p);
+    }
     AOT_ASSIGN_OR_RETURN(std::string tp, Ptr(target));
     AOT_ASSIGN_OR_RETURN(std::string tct, CType(target->meta().dtype));
-    if (n == 0) { EndStep(); return Status::Ok(); }
+    if (n == 0) {
+      EndStep();
+      return Status::Ok();
+    }
     const std::string it = IndexType(n);
     const std::string tid = "(" + it + ")blockIdx.x * (" + it + ")blockDim.x + (" + it + ")threadIdx.x";
     const std::string stride = "(" + it + ")gridDim.x * (" + it + ")blockDim.x";
@@ -323,7 +346,8 @@ class CudaEmitter final : public KernelLowering {
     for (size_t k = 0; k < loads.size(); ++k) load_expr_[loads[k]] = Index(pl[k], sp.strides[k], vars);
     AOT_ASSIGN_OR_RETURN(std::string scalar,
                          Chain(group, target, load_target, tct, Index(tp, sp.strides.back(), vars), "    "));
-    std::string body = "  for (" + it + " i = " + tid + "; i < (" + it + ")" + S(n) + "; i += " + stride + ") {\n" + idx + scalar + "  }\n";
+    std::string body = "  for (" + it + " i = " + tid + "; i < (" + it + ")" + S(n) + "; i += " + stride + ") {\n" +
+                       idx + scalar + "  }\n";
     // Vector kernel: float4 loads and stores when the space is flat and every
     // tensor runs along it contiguously (or is one broadcast value).
     bool vec = sp.sizes.size() == 1 && n >= 8 && target->meta().dtype == DType::kFloat32 && sp.strides.back()[0] == 1;
@@ -331,7 +355,8 @@ class CudaEmitter final : public KernelLowering {
       const int64_t s = sp.strides[k][0];
       if (s != 0 && !(s == 1 && loads[k]->meta().dtype == DType::kFloat32)) vec = false;
     }
-    const std::string scalar_launch = Kernel(comment, body, "aot__blocks(c->sms, " + S(n) + ", " + S(opts_.block_size) + ")", opts_.block_size);
+    const std::string scalar_launch =
+        Kernel(comment, body, "aot__blocks(c->sms, " + S(n) + ", " + S(opts_.block_size) + ")", opts_.block_size);
     if (!vec) {
       host_ << "  " << scalar_launch;
       EndStep();
@@ -343,7 +368,8 @@ class CudaEmitter final : public KernelLowering {
     for (const char* lane : {"x", "y", "z", "w"}) {
       for (size_t k = 0; k < loads.size(); ++k)
         load_expr_[loads[k]] = sp.strides[k][0] == 1 ? "a" + S(static_cast<int64_t>(k)) + "." + lane : pl[k] + "[0]";
-      AOT_ASSIGN_OR_RETURN(std::string lane_code, Chain(group, target, load_target, tct, std::string("o.") + lane, "      "));
+      AOT_ASSIGN_OR_RETURN(std::string lane_code,
+                           Chain(group, target, load_target, tct, std::string("o.") + lane, "      "));
       lanes += "    {\n" + lane_code + "    }\n";
     }
     // Load only the vectors the lanes read (a fill_ target is written, not
@@ -361,13 +387,14 @@ class CudaEmitter final : public KernelLowering {
     if (n % 4 != 0) {  // the last n % 4 elements
       for (size_t k = 0; k < loads.size(); ++k) load_expr_[loads[k]] = Index(pl[k], sp.strides[k], {"i"});
       AOT_ASSIGN_OR_RETURN(std::string tail, Chain(group, target, load_target, tct, tp + "[i]", "    "));
-      vb += "  for (" + it + " i = " + S(n4 * 4) + " + " + tid + "; i < (" + it + ")" + S(n) + "; i += " + stride + ") {\n" + tail + "  }\n";
+      vb += "  for (" + it + " i = " + S(n4 * 4) + " + " + tid + "; i < (" + it + ")" + S(n) + "; i += " + stride +
+            ") {\n" + tail + "  }\n";
     }
-    const std::string vec_launch =
-        Kernel(comment + " (float4)", vb, "aot__blocks(c->sms, " + S(n4) + ", " + S(opts_.block_size) + ")", opts_.block_size);
+    const std::string vec_launch = Kernel(
+        comment + " (float4)", vb, "aot__blocks(c->sms, " + S(n4) + ", " + S(opts_.block_size) + ")", opts_.block_size);
     --step_launches_;  // one of the two runs
-    host_ << "  if (((" << aligned << "(uintptr_t)" << tp << ") & 15u) == 0) {\n    " << vec_launch << "  } else {\n    "
-          << scalar_launch << "  }\n";
+    host_ << "  if (((" << aligned << "(uintptr_t)" << tp << ") & 15u) == 0) {\n    " << vec_launch
+          << "  } else {\n    " << scalar_launch << "  }\n";
     EndStep();
     return Status::Ok();
   }
@@ -393,7 +420,8 @@ class CudaEmitter final : public KernelLowering {
     Flat(step_comment_, in->meta().sizes, [&](const std::vector<std::string>& v) {
       std::vector<std::string> w;
       std::string s = Decompose("i", out->meta().sizes, "w", it, "    ", &w);
-      return s + "    " + po + "[" + Lin(w, out->meta().strides) + "] = " + CCast(pi + "[" + Lin(v, in->meta().strides) + "]", out->meta().dtype) + ";\n";
+      return s + "    " + po + "[" + Lin(w, out->meta().strides) +
+             "] = " + CCast(pi + "[" + Lin(v, in->meta().strides) + "]", out->meta().dtype) + ";\n";
     });
     return Status::Ok();
   }
@@ -405,28 +433,37 @@ class CudaEmitter final : public KernelLowering {
     const ReductionDims rd = ReduceDims(n);
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    DType adt = IsFloatingPoint(y->meta().dtype) ? (x->meta().dtype == DType::kFloat64 || y->meta().dtype == DType::kFloat64
-                                                        ? DType::kFloat64 : DType::kFloat32)
-                                                 : DType::kInt64;
+    DType adt = IsFloatingPoint(y->meta().dtype)
+                    ? (x->meta().dtype == DType::kFloat64 || y->meta().dtype == DType::kFloat64 ? DType::kFloat64
+                                                                                                : DType::kFloat32)
+                    : DType::kInt64;
     const std::string acc_t = AccType(adt);
-    const std::vector<int64_t>&outer = rd.outer, &inner = rd.inner, &xo = rd.x_outer, &xi = rd.x_inner, &yo = rd.y_outer;
+    const std::vector<int64_t>&outer = rd.outer, &inner = rd.inner, &xo = rd.x_outer, &xi = rd.x_inner,
+          &yo = rd.y_outer;
     const int64_t count = rd.count;
     const bool minmax = name == "amax" || name == "amin";
     if (minmax && count == 0) return Unsupported(name + " over an empty dimension");
-    const std::string op = name == "sum" || name == "mean" ? "aot__add" : name == "prod" ? "aot__mul" : name == "amax" ? "aot__max" : "aot__min";
-    const std::string init = name == "sum" || name == "mean" ? "(" + acc_t + ")0" : name == "prod" ? "(" + acc_t + ")1" : "";
-    Rows(step_comment_, outer, count, "  __shared__ " + acc_t + " sh[32];\n", [&](const std::vector<std::string>& vo, const std::string& it) {
-      std::string s = "    const " + it + " xb = " + Lin(vo, xo) + ";\n";
-      s += "    " + acc_t + " acc = " + (minmax ? "(" + acc_t + ")" + px + "[xb]" : init) + ";\n";
-      s += "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(count) + "; r += (" + it + ")blockDim.x) {\n";
-      std::vector<std::string> vi;
-      s += Decompose("r", inner, "r", it, "      ", &vi);
-      s += "      acc = " + op + "()(acc, (" + acc_t + ")" + px + "[xb + " + Lin(vi, xi) + "]);\n    }\n";
-      s += "    acc = aot__block_reduce(acc, " + op + "(), sh);\n";
-      std::string val = name == "mean" ? "acc / (" + acc_t + ")" + S(count) : std::string("acc");
-      s += "    if (threadIdx.x == 0) " + py + "[" + Lin(vo, yo) + "] = " + CCast(val, y->meta().dtype) + ";\n";
-      return s;
-    });
+    const std::string op = name == "sum" || name == "mean" ? "aot__add"
+                           : name == "prod"                ? "aot__mul"
+                           : name == "amax"                ? "aot__max"
+                                                           : "aot__min";
+    const std::string init = name == "sum" || name == "mean" ? "(" + acc_t + ")0"
+                             : name == "prod"                ? "(" + acc_t + ")1"
+                                                             : "";
+    Rows(step_comment_, outer, count, "  __shared__ " + acc_t + " sh[32];\n",
+         [&](const std::vector<std::string>& vo, const std::string& it) {
+           std::string s = "    const " + it + " xb = " + Lin(vo, xo) + ";\n";
+           s += "    " + acc_t + " acc = " + (minmax ? "(" + acc_t + ")" + px + "[xb]" : init) + ";\n";
+           s += "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(count) + "; r += (" + it +
+                ")blockDim.x) {\n";
+           std::vector<std::string> vi;
+           s += Decompose("r", inner, "r", it, "      ", &vi);
+           s += "      acc = " + op + "()(acc, (" + acc_t + ")" + px + "[xb + " + Lin(vi, xi) + "]);\n    }\n";
+           s += "    acc = aot__block_reduce(acc, " + op + "(), sh);\n";
+           std::string val = name == "mean" ? "acc / (" + acc_t + ")" + S(count) : std::string("acc");
+           s += "    if (threadIdx.x == 0) " + py + "[" + Lin(vo, yo) + "] = " + CCast(val, y->meta().dtype) + ";\n";
+           return s;
+         });
     return Status::Ok();
   }
 
@@ -441,7 +478,9 @@ class CudaEmitter final : public KernelLowering {
     if (len == 0) return Unsupported(name + " over an empty dimension");
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     std::string pv;
-    if (vals) { AOT_ASSIGN_OR_RETURN(pv, Ptr(vals)); }
+    if (vals) {
+      AOT_ASSIGN_OR_RETURN(pv, Ptr(vals));
+    }
     AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
     const std::vector<int64_t>&outer = ir.outer, &xo = ir.x_outer, &yo = ir.idx_outer, &vo_st = ir.values_outer;
     const std::string acc_t = AccType(x->meta().dtype);
@@ -450,8 +489,10 @@ class CudaEmitter final : public KernelLowering {
          [&](const std::vector<std::string>& vo, const std::string& it) {
            std::string s = "    const " + it + " xb = " + Lin(vo, xo) + ";\n";
            s += "    " + acc_t + " best = (" + acc_t + ")" + px + "[xb]; int64_t bi = 0;\n";
-           s += "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(len) + "; r += (" + it + ")blockDim.x) {\n";
-           s += "      const " + acc_t + " v = (" + acc_t + ")" + px + "[xb + r * " + S(x->meta().strides[dim]) + "];\n";
+           s += "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(len) + "; r += (" + it +
+                ")blockDim.x) {\n";
+           s +=
+               "      const " + acc_t + " v = (" + acc_t + ")" + px + "[xb + r * " + S(x->meta().strides[dim]) + "];\n";
            s += "      if (aot__better<" + km + ">(v, (int64_t)r, best, bi)) { best = v; bi = (int64_t)r; }\n    }\n";
            s += "    aot__block_arg<" + km + ">(&best, &bi, shv, shi);\n";
            s += "    if (threadIdx.x == 0) {\n";
@@ -473,30 +514,38 @@ class CudaEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::vector<int64_t> outer, xo, yo;
     for (size_t d = 0; d < rank; ++d)
-      if (d != dim) { outer.push_back(x->meta().sizes[d]); xo.push_back(x->meta().strides[d]); yo.push_back(y->meta().strides[d]); }
+      if (d != dim) {
+        outer.push_back(x->meta().sizes[d]);
+        xo.push_back(x->meta().strides[d]);
+        yo.push_back(y->meta().strides[d]);
+      }
     const int64_t len = x->meta().sizes[dim], xs = x->meta().strides[dim], ys = y->meta().strides[dim];
-    const std::string a = AccType(y->meta().dtype == DType::kFloat64 || x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
+    const std::string a = AccType(
+        y->meta().dtype == DType::kFloat64 || x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
     const std::string f = a == "float" ? "f" : "";
     // Three passes over the row (max, sum of exponentials, result); each
     // thread reads element r before it writes it, so y may be x's buffer.
-    Rows(step_comment_, outer, len, "  __shared__ " + a + " sh[32];\n", [&](const std::vector<std::string>& vo, const std::string& it) {
-      const std::string loop = "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(len) + "; r += (" + it + ")blockDim.x)";
-      const std::string xv = "(" + a + ")" + px + "[xb + r * " + S(xs) + "]";
-      std::string s = "    const " + it + " xb = " + Lin(vo, xo) + ", yb = " + Lin(vo, yo) + ";\n";
-      s += "    " + a + " m = -INFINITY, sum = 0;\n";
-      s += loop + " m = aot__max()(m, " + xv + ");\n";
-      s += "    m = aot__block_reduce(m, aot__max(), sh);\n";
-      s += loop + " sum += exp" + f + "(" + xv + " - m);\n";
-      s += "    sum = aot__block_reduce(sum, aot__add(), sh);\n";
-      if (log) {
-        s += "    const " + a + " ls = log" + f + "(sum);\n";
-        s += loop + " " + py + "[yb + r * " + S(ys) + "] = " + CCast(xv + " - m - ls", y->meta().dtype) + ";\n";
-      } else {
-        s += "    const " + a + " inv = (" + a + ")1 / sum;\n";
-        s += loop + " " + py + "[yb + r * " + S(ys) + "] = " + CCast("exp" + f + "(" + xv + " - m) * inv", y->meta().dtype) + ";\n";
-      }
-      return s;
-    });
+    Rows(step_comment_, outer, len, "  __shared__ " + a + " sh[32];\n",
+         [&](const std::vector<std::string>& vo, const std::string& it) {
+           const std::string loop = "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(len) +
+                                    "; r += (" + it + ")blockDim.x)";
+           const std::string xv = "(" + a + ")" + px + "[xb + r * " + S(xs) + "]";
+           std::string s = "    const " + it + " xb = " + Lin(vo, xo) + ", yb = " + Lin(vo, yo) + ";\n";
+           s += "    " + a + " m = -INFINITY, sum = 0;\n";
+           s += loop + " m = aot__max()(m, " + xv + ");\n";
+           s += "    m = aot__block_reduce(m, aot__max(), sh);\n";
+           s += loop + " sum += exp" + f + "(" + xv + " - m);\n";
+           s += "    sum = aot__block_reduce(sum, aot__add(), sh);\n";
+           if (log) {
+             s += "    const " + a + " ls = log" + f + "(sum);\n";
+             s += loop + " " + py + "[yb + r * " + S(ys) + "] = " + CCast(xv + " - m - ls", y->meta().dtype) + ";\n";
+           } else {
+             s += "    const " + a + " inv = (" + a + ")1 / sum;\n";
+             s += loop + " " + py + "[yb + r * " + S(ys) +
+                  "] = " + CCast("exp" + f + "(" + xv + " - m) * inv", y->meta().dtype) + ";\n";
+           }
+           return s;
+         });
     return Status::Ok();
   }
 
@@ -513,8 +562,14 @@ class CudaEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::string pw, pb, pm, pr;
-    if (w) { if (!w->meta().IsContiguous()) return Unsupported("strided layer_norm weight"); AOT_ASSIGN_OR_RETURN(pw, Ptr(w)); }
-    if (b) { if (!b->meta().IsContiguous()) return Unsupported("strided layer_norm bias"); AOT_ASSIGN_OR_RETURN(pb, Ptr(b)); }
+    if (w) {
+      if (!w->meta().IsContiguous()) return Unsupported("strided layer_norm weight");
+      AOT_ASSIGN_OR_RETURN(pw, Ptr(w));
+    }
+    if (b) {
+      if (!b->meta().IsContiguous()) return Unsupported("strided layer_norm bias");
+      AOT_ASSIGN_OR_RETURN(pb, Ptr(b));
+    }
     if (n->outputs().size() == 3) {
       AOT_ASSIGN_OR_RETURN(pm, Ptr(n->output(1)));
       AOT_ASSIGN_OR_RETURN(pr, Ptr(n->output(2)));
@@ -522,24 +577,27 @@ class CudaEmitter final : public KernelLowering {
     const std::string a = AccType(x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
     const std::string sq = a == "float" ? "sqrtf" : "sqrt";
     // Two-pass mean and variance; each thread reads x[j] before writing y[j].
-    Rows(step_comment_, {rows}, inner, "  __shared__ " + a + " sh[32];\n", [&](const std::vector<std::string>& vo, const std::string& it) {
-      const std::string loop = "    for (" + it + " j = (" + it + ")threadIdx.x; j < (" + it + ")" + S(inner) + "; j += (" + it + ")blockDim.x)";
-      std::string s = "    const " + it + " ob = " + vo[0] + " * " + S(inner) + ";\n";
-      s += "    " + a + " mean = 0, var = 0;\n";
-      s += loop + " mean += (" + a + ")" + px + "[ob + j];\n";
-      s += "    mean = aot__block_reduce(mean, aot__add(), sh) / (" + a + ")" + S(inner) + ";\n";
-      s += loop + " { const " + a + " d = (" + a + ")" + px + "[ob + j] - mean; var += d * d; }\n";
-      s += "    var = aot__block_reduce(var, aot__add(), sh) / (" + a + ")" + S(inner) + ";\n";
-      s += "    const " + a + " rstd = (" + a + ")1 / " + sq + "(var + (" + a + ")" + FormatDouble(eps) + ");\n";
-      s += loop + " {\n      " + a + " v = ((" + a + ")" + px + "[ob + j] - mean) * rstd;\n";
-      if (w) s += "      v *= (" + a + ")" + pw + "[j];\n";
-      if (b) s += "      v += (" + a + ")" + pb + "[j];\n";
-      s += "      " + py + "[ob + j] = " + CCast("v", y->meta().dtype) + ";\n    }\n";
-      if (!pm.empty())
-        s += "    if (threadIdx.x == 0) { " + pm + "[" + vo[0] + "] = " + CCast("mean", n->output(1)->meta().dtype) + "; " + pr + "[" +
-             vo[0] + "] = " + CCast("rstd", n->output(2)->meta().dtype) + "; }\n";
-      return s;
-    });
+    Rows(step_comment_, {rows}, inner, "  __shared__ " + a + " sh[32];\n",
+         [&](const std::vector<std::string>& vo, const std::string& it) {
+           const std::string loop = "    for (" + it + " j = (" + it + ")threadIdx.x; j < (" + it + ")" + S(inner) +
+                                    "; j += (" + it + ")blockDim.x)";
+           std::string s = "    const " + it + " ob = " + vo[0] + " * " + S(inner) + ";\n";
+           s += "    " + a + " mean = 0, var = 0;\n";
+           s += loop + " mean += (" + a + ")" + px + "[ob + j];\n";
+           s += "    mean = aot__block_reduce(mean, aot__add(), sh) / (" + a + ")" + S(inner) + ";\n";
+           s += loop + " { const " + a + " d = (" + a + ")" + px + "[ob + j] - mean; var += d * d; }\n";
+           s += "    var = aot__block_reduce(var, aot__add(), sh) / (" + a + ")" + S(inner) + ";\n";
+           s += "    const " + a + " rstd = (" + a + ")1 / " + sq + "(var + (" + a + ")" + FormatDouble(eps) + ");\n";
+           s += loop + " {\n      " + a + " v = ((" + a + ")" + px + "[ob + j] - mean) * rstd;\n";
+           if (w) s += "      v *= (" + a + ")" + pw + "[j];\n";
+           if (b) s += "      v += (" + a + ")" + pb + "[j];\n";
+           s += "      " + py + "[ob + j] = " + CCast("v", y->meta().dtype) + ";\n    }\n";
+           if (!pm.empty())
+             s += "    if (threadIdx.x == 0) { " + pm + "[" + vo[0] +
+                  "] = " + CCast("mean", n->output(1)->meta().dtype) + "; " + pr + "[" + vo[0] +
+                  "] = " + CCast("rstd", n->output(2)->meta().dtype) + "; }\n";
+           return s;
+         });
     return Status::Ok();
   }
 
@@ -556,15 +614,21 @@ class CudaEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::string pm, Ptr(mean));
     AOT_ASSIGN_OR_RETURN(std::string pv, Ptr(var));
     std::string pw, pb;
-    if (w) { AOT_ASSIGN_OR_RETURN(pw, Ptr(w)); }
-    if (b) { AOT_ASSIGN_OR_RETURN(pb, Ptr(b)); }
+    if (w) {
+      AOT_ASSIGN_OR_RETURN(pw, Ptr(w));
+    }
+    if (b) {
+      AOT_ASSIGN_OR_RETURN(pb, Ptr(b));
+    }
     const std::string a = AccType(x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
     const std::string sq = a == "float" ? "sqrtf" : "sqrt";
     Flat(step_comment_, x->meta().sizes, [&](const std::vector<std::string>& v) {
       const std::string ch = v.size() > 1 ? v[1] : "0";
-      auto at = [&](const std::string& p, const Value* t) { return "(" + a + ")" + p + "[" + ch + " * " + S(t->meta().strides[0]) + "]"; };
-      std::string e = "((" + a + ")" + px + "[" + Lin(v, x->meta().strides) + "] - " + at(pm, mean) + ") / " + sq + "(" + at(pv, var) +
-                      " + (" + a + ")" + FormatDouble(eps) + ")";
+      auto at = [&](const std::string& p, const Value* t) {
+        return "(" + a + ")" + p + "[" + ch + " * " + S(t->meta().strides[0]) + "]";
+      };
+      std::string e = "((" + a + ")" + px + "[" + Lin(v, x->meta().strides) + "] - " + at(pm, mean) + ") / " + sq +
+                      "(" + at(pv, var) + " + (" + a + ")" + FormatDouble(eps) + ")";
       if (w) e = "(" + e + ") * " + at(pw, w);
       if (b) e = "(" + e + ") + " + at(pb, b);
       return "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + CCast(e, y->meta().dtype) + ";\n";
@@ -621,18 +685,19 @@ class CudaEmitter final : public KernelLowering {
     std::vector<std::string> vb;
     for (size_t d = 0; d + 1 < sp.sizes.size(); ++d) {  // batch dims cuBLAS cannot stride over: a host loop
       vb.push_back("b" + S(static_cast<int64_t>(d)));
-      host_ << ind << "for (int64_t " << vb.back() << " = 0; " << vb.back() << " < " << sp.sizes[d] << "; ++" << vb.back() << ")\n";
+      host_ << ind << "for (int64_t " << vb.back() << " = 0; " << vb.back() << " < " << sp.sizes[d] << "; ++"
+            << vb.back() << ")\n";
       ind += "  ";
     }
     auto off = [&](size_t t) {
       std::vector<int64_t> st(sp.strides[t].begin(), sp.strides[t].end() - (sp.strides[t].empty() ? 0 : 1));
       return Lin(vb, st);
     };
-    host_ << ind << "AOT__BLAS(cublasSgemmStridedBatched(c->blas, " << (ob.trans ? "CUBLAS_OP_T" : "CUBLAS_OP_N") << ", "
-          << (oa.trans ? "CUBLAS_OP_T" : "CUBLAS_OP_N") << ", " << N << ", " << M << ", " << K << ", &alpha, " << pb << " + "
-          << off(1) << ", " << ob.ld << ", " << sb << "LL, " << pa << " + " << off(0) << ", " << oa.ld << ", " << sa << "LL, &beta, "
-          << py << " + " << off(2) << ", " << oc.ld << ", " << sc << "LL, " << count << "), \"cuBLAS SGEMM (" << n->op().qualified_name
-          << ")\");\n  }\n";
+    host_ << ind << "AOT__BLAS(cublasSgemmStridedBatched(c->blas, " << (ob.trans ? "CUBLAS_OP_T" : "CUBLAS_OP_N")
+          << ", " << (oa.trans ? "CUBLAS_OP_T" : "CUBLAS_OP_N") << ", " << N << ", " << M << ", " << K << ", &alpha, "
+          << pb << " + " << off(1) << ", " << ob.ld << ", " << sb << "LL, " << pa << " + " << off(0) << ", " << oa.ld
+          << ", " << sa << "LL, &beta, " << py << " + " << off(2) << ", " << oc.ld << ", " << sc << "LL, " << count
+          << "), \"cuBLAS SGEMM (" << n->op().qualified_name << ")\");\n  }\n";
     ++step_launches_;
     ++gemms_;
     uses_blas_ = true;
@@ -651,23 +716,28 @@ class CudaEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::string pw, Ptr(w));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::string pb;
-    if (bias) { AOT_ASSIGN_OR_RETURN(pb, Ptr(bias)); }
+    if (bias) {
+      AOT_ASSIGN_OR_RETURN(pb, Ptr(bias));
+    }
     const auto& xst = x->meta().strides;
     const auto& wst = w->meta().strides;
     // One thread per output element (nb, oc, oh, ow), accumulating in float.
     Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
       std::string s = "    const int64_t g = (int64_t)" + v[1] + " / " + S(cout_g) + ";\n";
-      s += "    float acc = " + (bias ? pb + "[" + v[1] + " * " + S(bias->meta().strides[0]) + "]" : std::string("0.f")) + ";\n";
+      s += "    float acc = " +
+           (bias ? pb + "[" + v[1] + " * " + S(bias->meta().strides[0]) + "]" : std::string("0.f")) + ";\n";
       s += "    for (int64_t ic = 0; ic < " + S(cin_g) + "; ++ic)\n";
       s += "      for (int64_t kh = 0; kh < " + S(ws[2]) + "; ++kh) {\n";
-      s += "        const int64_t ih = (int64_t)" + v[2] + " * " + S(stride[0]) + " - " + S(pad[0]) + " + kh * " + S(dil[0]) + ";\n";
+      s += "        const int64_t ih = (int64_t)" + v[2] + " * " + S(stride[0]) + " - " + S(pad[0]) + " + kh * " +
+           S(dil[0]) + ";\n";
       s += "        if (ih < 0 || ih >= " + S(xs[2]) + ") continue;\n";
       s += "        for (int64_t kw = 0; kw < " + S(ws[3]) + "; ++kw) {\n";
-      s += "          const int64_t iw = (int64_t)" + v[3] + " * " + S(stride[1]) + " - " + S(pad[1]) + " + kw * " + S(dil[1]) + ";\n";
+      s += "          const int64_t iw = (int64_t)" + v[3] + " * " + S(stride[1]) + " - " + S(pad[1]) + " + kw * " +
+           S(dil[1]) + ";\n";
       s += "          if (iw < 0 || iw >= " + S(xs[3]) + ") continue;\n";
-      s += "          acc += " + px + "[(int64_t)" + v[0] + " * " + S(xst[0]) + " + (g * " + S(cin_g) + " + ic) * " + S(xst[1]) + " + ih * " +
-           S(xst[2]) + " + iw * " + S(xst[3]) + "] * " + pw + "[(int64_t)" + v[1] + " * " + S(wst[0]) + " + ic * " + S(wst[1]) +
-           " + kh * " + S(wst[2]) + " + kw * " + S(wst[3]) + "];\n";
+      s += "          acc += " + px + "[(int64_t)" + v[0] + " * " + S(xst[0]) + " + (g * " + S(cin_g) + " + ic) * " +
+           S(xst[1]) + " + ih * " + S(xst[2]) + " + iw * " + S(xst[3]) + "] * " + pw + "[(int64_t)" + v[1] + " * " +
+           S(wst[0]) + " + ic * " + S(wst[1]) + " + kh * " + S(wst[2]) + " + kw * " + S(wst[3]) + "];\n";
       s += "        }\n      }\n";
       s += "    " + py + "[" + Lin(v, y->meta().strides) + "] = acc;\n";
       return s;
@@ -686,15 +756,18 @@ class CudaEmitter final : public KernelLowering {
     const auto& xst = x->meta().strides;
     const std::string a = AccType(x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
     Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
-      std::string b = "    " + a + " acc = " + (is_max ? "-INFINITY" : "0") + ";" + (is_max ? "" : " int cnt = 0;") + "\n";
-      b += "    for (int64_t kh = 0; kh < " + S(k[0]) + "; ++kh)\n      for (int64_t kw = 0; kw < " + S(k[1]) + "; ++kw) {\n";
-      b += "        const int64_t ih = (int64_t)" + v[2] + " * " + S(s[0]) + " - " + S(p[0]) + " + kh * " + S(d[0]) + ", iw = (int64_t)" +
-           v[3] + " * " + S(s[1]) + " - " + S(p[1]) + " + kw * " + S(d[1]) + ";\n";
-      if (!is_max && count_pad) b += "        if (ih < " + S(xs[2] + p[0]) + " && iw < " + S(xs[3] + p[1]) + ") ++cnt;\n";
+      std::string b =
+          "    " + a + " acc = " + (is_max ? "-INFINITY" : "0") + ";" + (is_max ? "" : " int cnt = 0;") + "\n";
+      b += "    for (int64_t kh = 0; kh < " + S(k[0]) + "; ++kh)\n      for (int64_t kw = 0; kw < " + S(k[1]) +
+           "; ++kw) {\n";
+      b += "        const int64_t ih = (int64_t)" + v[2] + " * " + S(s[0]) + " - " + S(p[0]) + " + kh * " + S(d[0]) +
+           ", iw = (int64_t)" + v[3] + " * " + S(s[1]) + " - " + S(p[1]) + " + kw * " + S(d[1]) + ";\n";
+      if (!is_max && count_pad)
+        b += "        if (ih < " + S(xs[2] + p[0]) + " && iw < " + S(xs[3] + p[1]) + ") ++cnt;\n";
       b += "        if (ih < 0 || ih >= " + S(xs[2]) + " || iw < 0 || iw >= " + S(xs[3]) + ") continue;\n";
       if (!is_max && !count_pad) b += "        ++cnt;\n";
-      b += "        const " + a + " x = (" + a + ")" + px + "[(int64_t)" + v[0] + " * " + S(xst[0]) + " + (int64_t)" + v[1] + " * " + S(xst[1]) +
-           " + ih * " + S(xst[2]) + " + iw * " + S(xst[3]) + "];\n";
+      b += "        const " + a + " x = (" + a + ")" + px + "[(int64_t)" + v[0] + " * " + S(xst[0]) + " + (int64_t)" +
+           v[1] + " * " + S(xst[1]) + " + ih * " + S(xst[2]) + " + iw * " + S(xst[3]) + "];\n";
       b += is_max ? "        acc = aot__max()(x, acc);\n" : "        acc += x;\n";
       b += "      }\n";
       std::string val = is_max ? "acc" : "(cnt ? acc / (" + a + ")cnt : (" + a + ")0)";
@@ -714,14 +787,16 @@ class CudaEmitter final : public KernelLowering {
     const std::string a = AccType(x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
     // ATen's bins: start = floor(o*H/OH), end = ceil((o+1)*H/OH).
     Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
-      std::string b = "    const int64_t h0 = ((int64_t)" + v[2] + " * " + S(H) + ") / " + S(OH) + ", h1 = (((int64_t)" + v[2] + " + 1) * " +
-                      S(H) + " + " + S(OH - 1) + ") / " + S(OH) + ";\n";
-      b += "    const int64_t w0 = ((int64_t)" + v[3] + " * " + S(W) + ") / " + S(OW) + ", w1 = (((int64_t)" + v[3] + " + 1) * " + S(W) +
-           " + " + S(OW - 1) + ") / " + S(OW) + ";\n";
+      std::string b = "    const int64_t h0 = ((int64_t)" + v[2] + " * " + S(H) + ") / " + S(OH) +
+                      ", h1 = (((int64_t)" + v[2] + " + 1) * " + S(H) + " + " + S(OH - 1) + ") / " + S(OH) + ";\n";
+      b += "    const int64_t w0 = ((int64_t)" + v[3] + " * " + S(W) + ") / " + S(OW) + ", w1 = (((int64_t)" + v[3] +
+           " + 1) * " + S(W) + " + " + S(OW - 1) + ") / " + S(OW) + ";\n";
       b += "    " + a + " acc = 0;\n";
-      b += "    for (int64_t h = h0; h < h1; ++h)\n      for (int64_t w = w0; w < w1; ++w) acc += (" + a + ")" + px + "[(int64_t)" + v[0] +
-           " * " + S(xst[0]) + " + (int64_t)" + v[1] + " * " + S(xst[1]) + " + h * " + S(xst[2]) + " + w * " + S(xst[3]) + "];\n";
-      b += "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + CCast("acc / (" + a + ")((h1 - h0) * (w1 - w0))", y->meta().dtype) + ";\n";
+      b += "    for (int64_t h = h0; h < h1; ++h)\n      for (int64_t w = w0; w < w1; ++w) acc += (" + a + ")" + px +
+           "[(int64_t)" + v[0] + " * " + S(xst[0]) + " + (int64_t)" + v[1] + " * " + S(xst[1]) + " + h * " + S(xst[2]) +
+           " + w * " + S(xst[3]) + "];\n";
+      b += "    " + py + "[" + Lin(v, y->meta().strides) +
+           "] = " + CCast("acc / (" + a + ")((h1 - h0) * (w1 - w0))", y->meta().dtype) + ";\n";
       return b;
     });
     return Status::Ok();
@@ -742,8 +817,8 @@ class CudaEmitter final : public KernelLowering {
       AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(in));
       const int64_t base = at * y->meta().strides[dim];
       Flat(step_comment_ + " (part)", in->meta().sizes, [&](const std::vector<std::string>& v) {
-        return "    " + py + "[" + Lin(v, y->meta().strides) + " + " + S(base) + "] = " +
-               CCast(pi + "[" + Lin(v, in->meta().strides) + "]", y->meta().dtype) + ";\n";
+        return "    " + py + "[" + Lin(v, y->meta().strides) + " + " + S(base) +
+               "] = " + CCast(pi + "[" + Lin(v, in->meta().strides) + "]", y->meta().dtype) + ";\n";
       });
       at += in->meta().sizes[dim];
     }
@@ -762,7 +837,8 @@ class CudaEmitter final : public KernelLowering {
     const size_t ir = idx->meta().sizes.size();
     Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
       // y's dims: src dims before `dim`, idx dims, src dims after `dim`.
-      std::vector<std::string> iv(v.begin() + static_cast<std::ptrdiff_t>(dim), v.begin() + static_cast<std::ptrdiff_t>(dim + ir));
+      std::vector<std::string> iv(v.begin() + static_cast<std::ptrdiff_t>(dim),
+                                  v.begin() + static_cast<std::ptrdiff_t>(dim + ir));
       std::string b = "    int64_t k = (int64_t)" + pi + "[" + Lin(iv, idx->meta().strides) + "];\n";
       b += "    if (k < 0) k += " + S(src->meta().sizes[dim]) + ";\n";
       std::string so;
@@ -784,7 +860,8 @@ class CudaEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::vector<std::string> ptrs, IndexTensorPtrs(ai, [this](const Value* t) { return Ptr(t); }));
     Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
       GatherText gt = AdvancedIndexText(ai, x->meta(), v, ptrs, "    ");
-      return gt.decls + "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + CCast(px + "[" + gt.offset + "]", y->meta().dtype) + ";\n";
+      return gt.decls + "    " + py + "[" + Lin(v, y->meta().strides) +
+             "] = " + CCast(px + "[" + gt.offset + "]", y->meta().dtype) + ";\n";
     });
     return Status::Ok();
   }
@@ -803,15 +880,23 @@ class CudaEmitter final : public KernelLowering {
     if (pos < 0) return Unsupported("index_put without an index tensor");
     const Value* ix = idx[static_cast<size_t>(pos)];
     const bool mask = ix->meta().dtype == DType::kBool || ix->meta().dtype == DType::kUInt8;
-    if (mask && (pos != 0 || values->meta().numel() != 1)) return Unsupported("boolean-mask index_put needs a single value");
+    if (mask && (pos != 0 || values->meta().numel() != 1))
+      return Unsupported("boolean-mask index_put needs a single value");
     if (!mask && ix->meta().sizes.size() != 1) return Unsupported("index_put with a multi-dimensional index tensor");
     const TensorMeta& om = out->meta();
     std::string atomic;
     if (acc && !mask) {
       switch (om.dtype) {
-        case DType::kFloat32: case DType::kFloat64: case DType::kInt32: atomic = "atomicAdd(&"; break;
-        case DType::kInt64: atomic = "atomicAdd((unsigned long long*)&"; break;
-        default: return Unsupported("accumulating index_put in dtype " + std::string(DTypeName(om.dtype)));
+        case DType::kFloat32:
+        case DType::kFloat64:
+        case DType::kInt32:
+          atomic = "atomicAdd(&";
+          break;
+        case DType::kInt64:
+          atomic = "atomicAdd((unsigned long long*)&";
+          break;
+        default:
+          return Unsupported("accumulating index_put in dtype " + std::string(DTypeName(om.dtype)));
       }
     }
     if (out->meta().storage != self->meta().storage) AOT_RETURN_IF_ERROR(CopyInOrder(self, out));
@@ -823,14 +908,16 @@ class CudaEmitter final : public KernelLowering {
       const TensorMeta& mm = ix->meta();
       Flat(step_comment_, om.sizes, [&](const std::vector<std::string>& v) {
         std::vector<std::string> mv(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mm.sizes.size()));
-        return "    if (" + pi + "[" + Lin(mv, mm.strides) + "]) " + po + "[" + Lin(v, om.strides) + "]" + op + CCast(pv + "[0]", om.dtype) + ";\n";
+        return "    if (" + pi + "[" + Lin(mv, mm.strides) + "]) " + po + "[" + Lin(v, om.strides) + "]" + op +
+               CCast(pv + "[0]", om.dtype) + ";\n";
       });
       return Status::Ok();
     }
     std::vector<int64_t> space = om.sizes;
     space[static_cast<size_t>(pos)] = ix->meta().sizes[0];
     Flat(step_comment_, space, [&](const std::vector<std::string>& v) {
-      std::string b = "    int64_t k = (int64_t)" + pi + "[" + v[static_cast<size_t>(pos)] + " * " + S(ix->meta().strides[0]) + "];\n";
+      std::string b = "    int64_t k = (int64_t)" + pi + "[" + v[static_cast<size_t>(pos)] + " * " +
+                      S(ix->meta().strides[0]) + "];\n";
       b += "    if (k < 0) k += " + S(om.sizes[static_cast<size_t>(pos)]) + ";\n";
       std::vector<std::string> ov = v;
       ov[static_cast<size_t>(pos)] = "k";
@@ -857,8 +944,9 @@ class CudaEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::string ps, Ptr(src));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     Flat(step_comment_ + " (view)", view.sizes, [&](const std::vector<std::string>& v) {
-      return "    " + py + "[" + S(view.offset - y->meta().offset) + " + " + Lin(v, view.strides) + "] = " +
-             CCast(ps + "[" + Lin(v, BroadcastStrides(src->meta(), view.sizes)) + "]", y->meta().dtype) + ";\n";
+      return "    " + py + "[" + S(view.offset - y->meta().offset) + " + " + Lin(v, view.strides) +
+             "] = " + CCast(ps + "[" + Lin(v, BroadcastStrides(src->meta(), view.sizes)) + "]", y->meta().dtype) +
+             ";\n";
     });
     return Status::Ok();
   }
@@ -867,13 +955,18 @@ class CudaEmitter final : public KernelLowering {
     const Value* y = n->output();
     if (y->meta().sizes.size() != 1) return Unsupported("arange of rank != 1");
     double start = 0, step = 1;
-    auto num = [&](int i) { const Literal& l = Lit(n, i); return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i); };
+    auto num = [&](int i) {
+      const Literal& l = Lit(n, i);
+      return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i);
+    };
     const std::string& ov = n->op().schema.overload;
     if (ov == "start" || ov == "start_step") start = num(0);
     if (ov == "start_step") step = num(2);
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
-      return "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + CCast(FormatDouble(start) + " + (double)" + v[0] + " * " + FormatDouble(step), y->meta().dtype) + ";\n";
+      return "    " + py + "[" + Lin(v, y->meta().strides) +
+             "] = " + CCast(FormatDouble(start) + " + (double)" + v[0] + " * " + FormatDouble(step), y->meta().dtype) +
+             ";\n";
     });
     return Status::Ok();
   }
@@ -937,7 +1030,8 @@ class CudaEmitter final : public KernelLowering {
 
     std::ostringstream h;
     h << "/* Generated by atenaot from " << CComment(opts_.source_note) << ". Do not edit. */\n";
-    h << "#ifndef " << N << "_H_\n#define " << N << "_H_\n\n#include \"atenaot_model.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+    h << "#ifndef " << N << "_H_\n#define " << N
+      << "_H_\n\n#include \"atenaot_model.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
     h << "/* The model's table (what aot_compiled_model_entry returns); device AOT_DEVICE_CUDA. */\n";
     h << "AOT_EXPORT const aot_compiled_model* " << N << "_model(void);\n";
     h << "/* Bytes of the device arena a run needs (the model allocates its own at open). */\n";
@@ -946,37 +1040,50 @@ class CudaEmitter final : public KernelLowering {
     out.header = h.str();
 
     std::ostringstream c;
-    c << "/* Generated by atenaot from " << CComment(opts_.source_note) << ". Do not edit.\n * CUDA: " << kernel_count_ << " kernels, "
-      << gemms_ << " cuBLAS GEMM call sites, device arena " << arena << " bytes (" << plan_.placement.algorithm << "), weights "
-      << wbytes << " bytes, staging " << stage << " bytes. */\n";
-    c << "#include \"" << N << ".h\"\n\n#include <cublas_v2.h>\n#include <cuda_runtime.h>\n#include <math.h>\n#include <stdint.h>\n"
+    c << "/* Generated by atenaot from " << CComment(opts_.source_note) << ". Do not edit.\n * CUDA: " << kernel_count_
+      << " kernels, " << gemms_ << " cuBLAS GEMM call sites, device arena " << arena << " bytes ("
+      << plan_.placement.algorithm << "), weights " << wbytes << " bytes, staging " << stage << " bytes. */\n";
+    c << "#include \"" << N
+      << ".h\"\n\n#include <cublas_v2.h>\n#include <cuda_runtime.h>\n#include <math.h>\n#include <stdint.h>\n"
       << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n";
     c << kCSupportValidation << kCudaSupportDevice << kCudaSupportHost << "\n";
     if (opts_.embed_weights && wbytes > 0) {
-      c << "/* The weights the kernels read, uploaded once at open. */\nstatic const unsigned char aot__weights[" << wbytes << "] = {";
+      c << "/* The weights the kernels read, uploaded once at open. */\nstatic const unsigned char aot__weights["
+        << wbytes << "] = {";
       for (size_t i = 0; i < blob_.size(); ++i) c << (i % 24 == 0 ? "\n  " : "") << static_cast<int>(blob_[i]) << ",";
       c << "\n};\n\n";
     }
     c << "/* What a run's launchers see: device addresses of every tensor. */\n";
-    c << "typedef struct aot__ctx {\n  void* in[" << std::max<size_t>(nin, 1) << "];\n  void* out[" << std::max<size_t>(nout, 1)
-      << "];\n  uint8_t* arena;\n  uint8_t* wts;\n  cudaStream_t stream;\n  cublasHandle_t blas;\n  int sms;\n  char* err;\n  size_t err_len;\n} aot__ctx;\n\n";
+    c << "typedef struct aot__ctx {\n  void* in[" << std::max<size_t>(nin, 1) << "];\n  void* out["
+      << std::max<size_t>(nout, 1)
+      << "];\n  uint8_t* arena;\n  uint8_t* wts;\n  cudaStream_t stream;\n  cublasHandle_t blas;\n  int sms;\n  char* "
+         "err;\n  size_t err_len;\n} aot__ctx;\n\n";
     c << kernels_.str() << steps_.str();
-    c << "static int aot__compute(const aot__ctx* c) {\n  int s = AOT_OK;\n" << calls_.str() << "  (void)c;\n  return s;\n}\n\n";
+    c << "static int aot__compute(const aot__ctx* c) {\n  int s = AOT_OK;\n"
+      << calls_.str() << "  (void)c;\n  return s;\n}\n\n";
     AOT_ASSIGN_OR_RETURN(std::string ins, TensorInfoTable(g_, "aot__inputs", true));
     AOT_ASSIGN_OR_RETURN(std::string outs, TensorInfoTable(g_, "aot__outputs", false));
     c << ins << outs;
     // Only tables the run reads (nvcc -Werror rejects unused ones).
-    if (nin) c << "static const size_t aot__in_bytes[] = {" << list(in_bytes) << "}, aot__in_stage[] = {" << list(in_off) << "};\n";
-    if (nout) c << "static const size_t aot__out_bytes[] = {" << list(out_bytes) << "}, aot__out_stage[] = {" << list(out_off) << "};\n";
+    if (nin)
+      c << "static const size_t aot__in_bytes[] = {" << list(in_bytes) << "}, aot__in_stage[] = {" << list(in_off)
+        << "};\n";
+    if (nout)
+      c << "static const size_t aot__out_bytes[] = {" << list(out_bytes) << "}, aot__out_stage[] = {" << list(out_off)
+        << "};\n";
     c << "\n";
     const int nkey = static_cast<int>(std::max<size_t>(nin, 1) + std::max<size_t>(nout, 1) + 2);
     c << "typedef struct aot__state {\n  uint8_t* arena;  /* " << arena << " bytes */\n  uint8_t* wts;    /* " << wbytes
-      << " bytes */\n  uint8_t* stage;  /* " << stage << " bytes */\n  void* blas_ws;\n  cudaStream_t stream;\n  cudaEvent_t ready; /* orders the own stream after the legacy default stream */\n  cublasHandle_t blas;\n"
-      << "  int sms;\n  int cuda_graph;\n  cudaGraphExec_t graph;\n  void* key[" << nkey << "]; /* what the graph was captured with */\n} aot__state;\n\n";
+      << " bytes */\n  uint8_t* stage;  /* " << stage
+      << " bytes */\n  void* blas_ws;\n  cudaStream_t stream;\n  cudaEvent_t ready; /* orders the own stream after the "
+         "legacy default stream */\n  cublasHandle_t blas;\n"
+      << "  int sms;\n  int cuda_graph;\n  cudaGraphExec_t graph;\n  void* key[" << nkey
+      << "]; /* what the graph was captured with */\n} aot__state;\n\n";
     // close
     c << "static void aot__close(void* state) {\n  aot__state* s = (aot__state*)state;\n  if (!s) return;\n"
       << "  if (s->graph) (void)cudaGraphExecDestroy(s->graph);\n  if (s->blas) (void)cublasDestroy(s->blas);\n"
-      << "  if (s->ready) (void)cudaEventDestroy(s->ready);\n  if (s->stream) (void)cudaStreamDestroy(s->stream);\n  (void)cudaFree(s->arena);\n  (void)cudaFree(s->wts);\n"
+      << "  if (s->ready) (void)cudaEventDestroy(s->ready);\n  if (s->stream) (void)cudaStreamDestroy(s->stream);\n  "
+         "(void)cudaFree(s->arena);\n  (void)cudaFree(s->wts);\n"
       << "  (void)cudaFree(s->stage);\n  (void)cudaFree(s->blas_ws);\n  free(s);\n}\n\n";
     // open
     c << "#define AOT__OPEN_CK(expr, what)                                         \\\n"
@@ -989,20 +1096,27 @@ class CudaEmitter final : public KernelLowering {
       << "  } while (0)\n\n";
     if (!opts_.embed_weights && wbytes > 0) c << WeightsCheckSource(N, blob_, /*in_file=*/true);
     c << "static aot_status aot__open(const void* weights, void** state, char* err, size_t err_len) {\n";
-    c << "  if (!state) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"the state pointer\", \"is NULL\");\n  *state = NULL;\n";
+    c << "  if (!state) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"the state pointer\", \"is NULL\");\n  "
+         "*state = NULL;\n";
     if (!opts_.embed_weights && wbytes > 0) {
-      c << "  if (!weights) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"weights\", \"are NULL (this model keeps them in " << N
-        << ".weights)\");\n";
+      c << "  if (!weights) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"weights\", \"are NULL (this model "
+           "keeps them in "
+        << N << ".weights)\");\n";
       c << "  {\n    int ws = aot__check_weights(weights, err, err_len);\n    if (ws) return ws;\n  }\n";
     }
     c << "  aot__state* s = (aot__state*)calloc(1, sizeof(aot__state));\n"
-      << "  if (!s) return aot__fail(err, err_len, AOT_ERR_OUT_OF_MEMORY, \"the model state\", \"could not be allocated\");\n"
+      << "  if (!s) return aot__fail(err, err_len, AOT_ERR_OUT_OF_MEMORY, \"the model state\", \"could not be "
+         "allocated\");\n"
       << "  int dev = 0;\n  AOT__OPEN_CK(cudaGetDevice(&dev), \"cudaGetDevice\");\n"
-      << "  AOT__OPEN_CK(cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, dev), \"cudaDeviceGetAttribute\");\n"
-      << "  AOT__OPEN_CK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), \"creating the model's stream\");\n"
-    << "  AOT__OPEN_CK(cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming), \"creating an event\");\n";
-    if (arena > 0) c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->arena, " << arena << "), \"allocating the device arena\");\n";
-    if (stage > 0) c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->stage, " << stage << "), \"allocating staging buffers\");\n";
+      << "  AOT__OPEN_CK(cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, dev), "
+         "\"cudaDeviceGetAttribute\");\n"
+      << "  AOT__OPEN_CK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), \"creating the model's "
+         "stream\");\n"
+      << "  AOT__OPEN_CK(cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming), \"creating an event\");\n";
+    if (arena > 0)
+      c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->arena, " << arena << "), \"allocating the device arena\");\n";
+    if (stage > 0)
+      c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->stage, " << stage << "), \"allocating staging buffers\");\n";
     if (wbytes > 0) {
       c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->wts, " << wbytes << "), \"allocating device weights\");\n";
       c << "  AOT__OPEN_CK(cudaMemcpy(s->wts, " << (opts_.embed_weights ? "aot__weights" : "weights") << ", " << wbytes
@@ -1011,30 +1125,39 @@ class CudaEmitter final : public KernelLowering {
     if (opts_.embed_weights || wbytes == 0) c << "  (void)weights;\n";
     if (uses_blas_) {
       c << "  AOT__OPEN_CK(cudaMalloc(&s->blas_ws, " << kBlasWorkspace << "), \"allocating the cuBLAS workspace\");\n";
-      c << "  {\n    cublasStatus_t b = cublasCreate(&s->blas);\n    if (b != CUBLAS_STATUS_SUCCESS) {\n      s->blas = NULL;\n"
+      c << "  {\n    cublasStatus_t b = cublasCreate(&s->blas);\n    if (b != CUBLAS_STATUS_SUCCESS) {\n      s->blas "
+           "= NULL;\n"
         << "      aot__close(s);\n      return aot__blas_fail(err, err_len, \"cublasCreate\", b);\n    }\n  }\n";
     }
     c << "  *state = s;\n  return AOT_OK;\n}\n\n";
     // set_option
     c << "static aot_status aot__set_option(void* state, const char* key, int64_t value, char* err, size_t err_len) {\n"
       << "  aot__state* s = (aot__state*)state;\n"
-      << "  if (!s || !key) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"the model state or option key\", \"is NULL\");\n"
+      << "  if (!s || !key) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"the model state or option key\", "
+         "\"is NULL\");\n"
       << "  if (strcmp(key, \"cuda_graph\") != 0)\n"
-      << "    return aot__fail_at(err, err_len, AOT_ERR_BAD_OPTION, \"unknown option\", -1, key, \"(CUDA models have: cuda_graph)\");\n"
-      << "  if (value != 0 && value != 1) return aot__fail(err, err_len, AOT_ERR_BAD_OPTION, \"option cuda_graph\", \"takes 0 or 1\");\n"
+      << "    return aot__fail_at(err, err_len, AOT_ERR_BAD_OPTION, \"unknown option\", -1, key, \"(CUDA models have: "
+         "cuda_graph)\");\n"
+      << "  if (value != 0 && value != 1) return aot__fail(err, err_len, AOT_ERR_BAD_OPTION, \"option cuda_graph\", "
+         "\"takes 0 or 1\");\n"
       << "  s->cuda_graph = (int)value;\n"
-      << "  if (!value && s->graph) {\n    (void)cudaGraphExecDestroy(s->graph);\n    s->graph = NULL;\n  }\n  return AOT_OK;\n}\n\n";
+      << "  if (!value && s->graph) {\n    (void)cudaGraphExecDestroy(s->graph);\n    s->graph = NULL;\n  }\n  return "
+         "AOT_OK;\n}\n\n";
     // graph run
-    c << "/* Replays the captured graph while the addresses and stream are those it\n * was captured with; captures again otherwise. */\n";
-    c << "static int aot__graph_run(aot__state* s, const aot__ctx* c) {\n  void* key[" << nkey << "] = {0};\n  int k = 0;\n";
+    c << "/* Replays the captured graph while the addresses and stream are those it\n * was captured with; captures "
+         "again otherwise. */\n";
+    c << "static int aot__graph_run(aot__state* s, const aot__ctx* c) {\n  void* key[" << nkey
+      << "] = {0};\n  int k = 0;\n";
     if (nin) c << "  for (int i = 0; i < " << nin << "; ++i) key[k++] = c->in[i];\n";
     if (nout) c << "  for (int i = 0; i < " << nout << "; ++i) key[k++] = c->out[i];\n";
     c << "  key[k++] = c->arena;\n  key[k++] = (void*)c->stream;\n"
       << "  if (s->graph && memcmp(key, s->key, sizeof(key)) == 0) {\n"
       << "    AOT__CK(cudaGraphLaunch(s->graph, c->stream), \"launching the CUDA graph\");\n    return AOT_OK;\n  }\n"
       << "  if (s->graph) {\n    (void)cudaGraphExecDestroy(s->graph);\n    s->graph = NULL;\n  }\n"
-      << "  AOT__CK(cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal), \"beginning CUDA graph capture\");\n"
-      << "  const int st = aot__compute(c);\n  cudaGraph_t g = NULL;\n  const cudaError_t e = cudaStreamEndCapture(c->stream, &g);\n"
+      << "  AOT__CK(cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal), \"beginning CUDA graph "
+         "capture\");\n"
+      << "  const int st = aot__compute(c);\n  cudaGraph_t g = NULL;\n  const cudaError_t e = "
+         "cudaStreamEndCapture(c->stream, &g);\n"
       << "  if (st != AOT_OK) {\n    if (g) (void)cudaGraphDestroy(g);\n    return st;\n  }\n"
       << "  AOT__CK(e, \"ending CUDA graph capture\");\n"
       << "  const cudaError_t ie = cudaGraphInstantiate(&s->graph, g, 0);\n  (void)cudaGraphDestroy(g);\n"
@@ -1043,35 +1166,44 @@ class CudaEmitter final : public KernelLowering {
       << "  AOT__CK(cudaGraphLaunch(s->graph, c->stream), \"launching the CUDA graph\");\n  return AOT_OK;\n}\n\n";
     // run
     c << "static aot_status aot__run(void* state, const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs,\n"
-      << "                         size_t num_outputs, void* arena, size_t arena_bytes, const void* weights, void* stream,\n"
+      << "                         size_t num_outputs, void* arena, size_t arena_bytes, const void* weights, void* "
+         "stream,\n"
       << "                         char* err, size_t err_len) {\n"
       << "  aot__state* s = (aot__state*)state;\n  (void)weights;\n"
-      << "  if (!s) return aot__fail(err, err_len, AOT_ERR_INTERNAL, \"the model\", \"has no state (open was not called)\");\n"
+      << "  if (!s) return aot__fail(err, err_len, AOT_ERR_INTERNAL, \"the model\", \"has no state (open was not "
+         "called)\");\n"
       << "  void* const use_arena = arena ? arena : (void*)s->arena;\n"
       << "  const size_t use_bytes = arena ? arena_bytes : (size_t)" << arena << ";\n"
-      << "  int st = aot__validate(inputs, num_inputs, aot__inputs, 0, " << nin << ", outputs, num_outputs, aot__outputs, " << nout
-      << ", use_arena, use_bytes, " << arena << ", AOT_DEVICE_CUDA, err, err_len);\n  if (st) return st;\n";
+      << "  int st = aot__validate(inputs, num_inputs, aot__inputs, 0, " << nin
+      << ", outputs, num_outputs, aot__outputs, " << nout << ", use_arena, use_bytes, " << arena
+      << ", AOT_DEVICE_CUDA, err, err_len);\n  if (st) return st;\n";
     if (arena > 0)
       c << "  if (arena && aot__is_device_ptr(arena) != 1)\n"
-        << "    return aot__fail(err, err_len, AOT_ERR_BAD_DEVICE, \"the arena\", \"is not CUDA device memory (a CUDA model's arena is on the device)\");\n";
+        << "    return aot__fail(err, err_len, AOT_ERR_BAD_DEVICE, \"the arena\", \"is not CUDA device memory (a CUDA "
+           "model's arena is on the device)\");\n";
     if (nin)
       c << "  for (size_t i = 0; i < " << nin << "; ++i)\n"
-        << "    if ((st = aot__check_residence(&inputs[i], i, \"input\", aot__inputs[i].name, err, err_len)) != AOT_OK) return st;\n";
+        << "    if ((st = aot__check_residence(&inputs[i], i, \"input\", aot__inputs[i].name, err, err_len)) != "
+           "AOT_OK) return st;\n";
     if (nout)
       c << "  for (size_t i = 0; i < " << nout << "; ++i)\n"
-        << "    if ((st = aot__check_residence(&outputs[i], i, \"output\", aot__outputs[i].name, err, err_len)) != AOT_OK) return st;\n";
+        << "    if ((st = aot__check_residence(&outputs[i], i, \"output\", aot__outputs[i].name, err, err_len)) != "
+           "AOT_OK) return st;\n";
     c << "  aot__ctx cx;\n  memset(&cx, 0, sizeof(cx));\n  cx.arena = (uint8_t*)use_arena;\n  cx.wts = s->wts;\n"
-      << "  cx.stream = stream ? (cudaStream_t)stream : s->stream;\n  cx.blas = s->blas;\n  cx.sms = s->sms;\n  cx.err = err;\n"
+      << "  cx.stream = stream ? (cudaStream_t)stream : s->stream;\n  cx.blas = s->blas;\n  cx.sms = s->sms;\n  cx.err "
+         "= err;\n"
       << "  cx.err_len = err_len;\n  const aot__ctx* c = &cx;\n  int host = 0;\n";
     // On the model's own (non-blocking) stream, first wait for work the
     // caller queued on the legacy default stream (e.g. writing an input).
-    c << "  if (!stream) {\n    AOT__CK(cudaEventRecord(s->ready, cudaStreamLegacy), \"ordering after the default stream\");\n"
+    c << "  if (!stream) {\n    AOT__CK(cudaEventRecord(s->ready, cudaStreamLegacy), \"ordering after the default "
+         "stream\");\n"
       << "    AOT__CK(cudaStreamWaitEvent(s->stream, s->ready, 0), \"ordering after the default stream\");\n  }\n";
     if (nin)
       c << "  for (size_t i = 0; i < " << nin << "; ++i) {\n"
         << "    if (inputs[i].device == AOT_DEVICE_CUDA) { cx.in[i] = inputs[i].data; continue; }\n"
         << "    host = 1;\n    cx.in[i] = s->stage + aot__in_stage[i];\n"
-        << "    if (aot__in_bytes[i])\n      AOT__CK(cudaMemcpyAsync(cx.in[i], inputs[i].data, aot__in_bytes[i], cudaMemcpyHostToDevice, cx.stream),\n"
+        << "    if (aot__in_bytes[i])\n      AOT__CK(cudaMemcpyAsync(cx.in[i], inputs[i].data, aot__in_bytes[i], "
+           "cudaMemcpyHostToDevice, cx.stream),\n"
         << "              \"copying a host input to the device\");\n  }\n";
     if (nout)
       c << "  for (size_t i = 0; i < " << nout << "; ++i) {\n"
@@ -1084,16 +1216,20 @@ class CudaEmitter final : public KernelLowering {
     if (nout)
       c << "  for (size_t i = 0; i < " << nout << "; ++i)\n"
         << "    if (outputs[i].device != AOT_DEVICE_CUDA && aot__out_bytes[i])\n"
-        << "      AOT__CK(cudaMemcpyAsync(outputs[i].data, cx.out[i], aot__out_bytes[i], cudaMemcpyDeviceToHost, cx.stream),\n"
+        << "      AOT__CK(cudaMemcpyAsync(outputs[i].data, cx.out[i], aot__out_bytes[i], cudaMemcpyDeviceToHost, "
+           "cx.stream),\n"
         << "              \"copying an output to the host\");\n";
     if (nin && std::find(mutated_.begin(), mutated_.end(), true) != mutated_.end())
       c << "  for (size_t i = 0; i < " << nin << "; ++i)\n"
-        << "    if (inputs[i].device != AOT_DEVICE_CUDA && (aot__inputs[i].flags & AOT_INFO_MUTATED) && aot__in_bytes[i])\n"
-        << "      AOT__CK(cudaMemcpyAsync(inputs[i].data, cx.in[i], aot__in_bytes[i], cudaMemcpyDeviceToHost, cx.stream),\n"
+        << "    if (inputs[i].device != AOT_DEVICE_CUDA && (aot__inputs[i].flags & AOT_INFO_MUTATED) && "
+           "aot__in_bytes[i])\n"
+        << "      AOT__CK(cudaMemcpyAsync(inputs[i].data, cx.in[i], aot__in_bytes[i], cudaMemcpyDeviceToHost, "
+           "cx.stream),\n"
         << "              \"copying an updated input back to the host\");\n";
-    c << "  if (host || !stream) AOT__CK(cudaStreamSynchronize(cx.stream), \"running the model\");\n  return AOT_OK;\n}\n\n";
-    c << "static const aot_compiled_model aot__model = {ATENAOT_ABI_VERSION, \"" << N << "\", AOT_DEVICE_CUDA, 0, " << nin << ", " << nout
-      << ", aot__inputs, aot__outputs, " << arena << ", " << (opts_.embed_weights ? 0 : wbytes)
+    c << "  if (host || !stream) AOT__CK(cudaStreamSynchronize(cx.stream), \"running the model\");\n  return "
+         "AOT_OK;\n}\n\n";
+    c << "static const aot_compiled_model aot__model = {ATENAOT_ABI_VERSION, \"" << N << "\", AOT_DEVICE_CUDA, 0, "
+      << nin << ", " << nout << ", aot__inputs, aot__outputs, " << arena << ", " << (opts_.embed_weights ? 0 : wbytes)
       << ", aot__open, aot__close, aot__run, aot__set_option};\n\n";
     c << "extern \"C\" {\nconst aot_compiled_model* " << N << "_model(void) { return &aot__model; }\n";
     c << "size_t " << N << "_arena_bytes(void) { return " << arena << "; }\n";

@@ -46,45 +46,74 @@ std::unordered_map<std::string, ElementwiseOp> BuildTable() {
   };
   for (const char* ov : {"Tensor", "Scalar"}) {
     std::string o = ov;
-    add("add." + o, {0, 1}, [](const X& x, const Node& n, const std::string& ct) { return "(" + x[0] + " + " + WithAlpha(x[1], n, 2, ct) + ")"; });
-    add("sub." + o, {0, 1}, [](const X& x, const Node& n, const std::string& ct) { return "(" + x[0] + " - " + WithAlpha(x[1], n, 2, ct) + ")"; });
-    add("rsub." + o, {0, 1}, [](const X& x, const Node& n, const std::string& ct) { return "(" + x[1] + " - " + WithAlpha(x[0], n, 2, ct) + ")"; });
-    add("mul." + o, {0, 1}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " * " + x[1] + ")"; });
-    add("div." + o, {0, 1}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " / " + x[1] + ")"; });
+    add("add." + o, {0, 1}, [](const X& x, const Node& n, const std::string& ct) {
+      return "(" + x[0] + " + " + WithAlpha(x[1], n, 2, ct) + ")";
+    });
+    add("sub." + o, {0, 1}, [](const X& x, const Node& n, const std::string& ct) {
+      return "(" + x[0] + " - " + WithAlpha(x[1], n, 2, ct) + ")";
+    });
+    add("rsub." + o, {0, 1}, [](const X& x, const Node& n, const std::string& ct) {
+      return "(" + x[1] + " - " + WithAlpha(x[0], n, 2, ct) + ")";
+    });
+    add("mul." + o, {0, 1},
+        [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " * " + x[1] + ")"; });
+    add("div." + o, {0, 1},
+        [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " / " + x[1] + ")"; });
     add("div." + o + "_mode", {0, 1}, [](const X& x, const Node& n, const std::string& ct) {
       std::string mode = n.args()[2].literal.kind == Literal::Kind::kString ? n.args()[2].literal.s : "";
-      if (mode == "floor") return IsFloat(ct) ? M("floor", ct) + "(" + x[0] + " / " + x[1] + ")"
-                                              : "aot__floordiv_i64(" + x[0] + ", " + x[1] + ")";
-      if (mode == "trunc") return IsFloat(ct) ? M("trunc", ct) + "(" + x[0] + " / " + x[1] + ")"
-                                              : "(" + x[1] + " == 0 ? 0 : " + x[0] + " / " + x[1] + ")";
+      if (mode == "floor")
+        return IsFloat(ct) ? M("floor", ct) + "(" + x[0] + " / " + x[1] + ")"
+                           : "aot__floordiv_i64(" + x[0] + ", " + x[1] + ")";
+      if (mode == "trunc")
+        return IsFloat(ct) ? M("trunc", ct) + "(" + x[0] + " / " + x[1] + ")"
+                           : "(" + x[1] + " == 0 ? 0 : " + x[0] + " / " + x[1] + ")";
       return "(" + x[0] + " / " + x[1] + ")";
     });
     add("remainder." + o, {0, 1}, [](const X& x, const Node&, const std::string& ct) {
-      return IsFloat(ct) ? "((" + ct + ")aot__mod_f(" + x[0] + ", " + x[1] + "))" : "aot__mod_i64(" + x[0] + ", " + x[1] + ")";
+      return IsFloat(ct) ? "((" + ct + ")aot__mod_f(" + x[0] + ", " + x[1] + "))"
+                         : "aot__mod_i64(" + x[0] + ", " + x[1] + ")";
     });
     add("fmod." + o, {0, 1}, [](const X& x, const Node&, const std::string& ct) {
-      return IsFloat(ct) ? M("fmod", ct) + "(" + x[0] + ", " + x[1] + ")" : "(" + x[1] + " == 0 ? 0 : " + x[0] + " % " + x[1] + ")";
+      return IsFloat(ct) ? M("fmod", ct) + "(" + x[0] + ", " + x[1] + ")"
+                         : "(" + x[1] + " == 0 ? 0 : " + x[0] + " % " + x[1] + ")";
     });
     for (const char* cmp : {"eq", "ne", "lt", "le", "gt", "ge"}) {
       std::string c = cmp;
-      std::string sym = c == "eq" ? "==" : c == "ne" ? "!=" : c == "lt" ? "<" : c == "le" ? "<=" : c == "gt" ? ">" : ">=";
-      add(c + "." + o, {0, 1}, [sym](const X& x, const Node&, const std::string&) { return "(" + x[0] + " " + sym + " " + x[1] + ")"; }, true);
+      std::string sym = c == "eq"   ? "=="
+                        : c == "ne" ? "!="
+                        : c == "lt" ? "<"
+                        : c == "le" ? "<="
+                        : c == "gt" ? ">"
+                                    : ">=";
+      add(
+          c + "." + o, {0, 1},
+          [sym](const X& x, const Node&, const std::string&) { return "(" + x[0] + " " + sym + " " + x[1] + ")"; },
+          true);
     }
-    add("bitwise_and." + o, {0, 1}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " & " + x[1] + ")"; });
-    add("bitwise_or." + o, {0, 1}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " | " + x[1] + ")"; });
-    add("bitwise_xor." + o, {0, 1}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " ^ " + x[1] + ")"; });
-    add("__and__." + o, {0, 1}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " & " + x[1] + ")"; });
-    add("__or__." + o, {0, 1}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " | " + x[1] + ")"; });
-    add("__xor__." + o, {0, 1}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " ^ " + x[1] + ")"; });
-    add("masked_fill." + o, {0, 1, 2}, [](const X& x, const Node&, const std::string&) { return "(" + x[1] + " ? " + x[2] + " : " + x[0] + ")"; });
+    add("bitwise_and." + o, {0, 1},
+        [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " & " + x[1] + ")"; });
+    add("bitwise_or." + o, {0, 1},
+        [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " | " + x[1] + ")"; });
+    add("bitwise_xor." + o, {0, 1},
+        [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " ^ " + x[1] + ")"; });
+    add("__and__." + o, {0, 1},
+        [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " & " + x[1] + ")"; });
+    add("__or__." + o, {0, 1},
+        [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " | " + x[1] + ")"; });
+    add("__xor__." + o, {0, 1},
+        [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " ^ " + x[1] + ")"; });
+    add("masked_fill." + o, {0, 1, 2},
+        [](const X& x, const Node&, const std::string&) { return "(" + x[1] + " ? " + x[2] + " : " + x[0] + ")"; });
     add("fill." + o, {1}, [](const X& x, const Node&, const std::string&) { return x[0]; });
     add("maximum", {0, 1}, [](const X& x, const Node&, const std::string& ct) {
-      return IsFloat(ct) ? "(((" + x[0] + " != " + x[0] + ") | (" + x[0] + " > " + x[1] + ")) ? " + x[0] + " : " + x[1] + ")"
-                         : "(" + x[0] + " > " + x[1] + " ? " + x[0] + " : " + x[1] + ")";
+      return IsFloat(ct)
+                 ? "(((" + x[0] + " != " + x[0] + ") | (" + x[0] + " > " + x[1] + ")) ? " + x[0] + " : " + x[1] + ")"
+                 : "(" + x[0] + " > " + x[1] + " ? " + x[0] + " : " + x[1] + ")";
     });
     add("minimum", {0, 1}, [](const X& x, const Node&, const std::string& ct) {
-      return IsFloat(ct) ? "(((" + x[0] + " != " + x[0] + ") | (" + x[0] + " < " + x[1] + ")) ? " + x[0] + " : " + x[1] + ")"
-                         : "(" + x[0] + " < " + x[1] + " ? " + x[0] + " : " + x[1] + ")";
+      return IsFloat(ct)
+                 ? "(((" + x[0] + " != " + x[0] + ") | (" + x[0] + " < " + x[1] + ")) ? " + x[0] + " : " + x[1] + ")"
+                 : "(" + x[0] + " < " + x[1] + " ? " + x[0] + " : " + x[1] + ")";
     });
   }
   add("pow.Tensor_Scalar", {0, 1}, [](const X& x, const Node& n, const std::string& ct) {
@@ -93,29 +122,38 @@ std::unordered_map<std::string, ElementwiseOp> BuildTable() {
     if (v == 2.0) return "(" + x[0] + " * " + x[0] + ")";
     if (v == 1.0) return x[0];
     if (v == 0.5 && IsFloat(ct)) return M("sqrt", ct) + "(" + x[0] + ")";
-    return IsFloat(ct) ? M("pow", ct) + "(" + x[0] + ", " + x[1] + ")" : "((" + ct + ")pow((double)" + x[0] + ", (double)" + x[1] + "))";
+    return IsFloat(ct) ? M("pow", ct) + "(" + x[0] + ", " + x[1] + ")"
+                       : "((" + ct + ")pow((double)" + x[0] + ", (double)" + x[1] + "))";
   });
   add("pow.Tensor_Tensor", {0, 1}, [](const X& x, const Node&, const std::string& ct) {
-    return IsFloat(ct) ? M("pow", ct) + "(" + x[0] + ", " + x[1] + ")" : "((" + ct + ")pow((double)" + x[0] + ", (double)" + x[1] + "))";
+    return IsFloat(ct) ? M("pow", ct) + "(" + x[0] + ", " + x[1] + ")"
+                       : "((" + ct + ")pow((double)" + x[0] + ", (double)" + x[1] + "))";
   });
-  add("pow.Scalar", {0, 1}, [](const X& x, const Node&, const std::string& ct) { return M("pow", ct) + "(" + x[0] + ", " + x[1] + ")"; });
-  for (const char* fn : {"exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "tanh", "erf",
-                         "erfc", "floor", "ceil", "trunc", "asin", "acos", "atan", "sinh", "cosh"}) {
+  add("pow.Scalar", {0, 1},
+      [](const X& x, const Node&, const std::string& ct) { return M("pow", ct) + "(" + x[0] + ", " + x[1] + ")"; });
+  for (const char* fn : {"exp", "log",  "log2",  "log10", "log1p", "expm1", "sqrt", "sin",  "cos",  "tan", "tanh",
+                         "erf", "erfc", "floor", "ceil",  "trunc", "asin",  "acos", "atan", "sinh", "cosh"}) {
     std::string f = fn;
     add(f, {0}, [f](const X& x, const Node&, const std::string& ct) {
       if (!IsFloat(ct) && (f == "floor" || f == "ceil" || f == "trunc")) return x[0];
       return Unary(f, x, IsFloat(ct) ? ct : "double");
     });
   }
-  add("round", {0}, [](const X& x, const Node&, const std::string& ct) { return IsFloat(ct) ? Unary("nearbyint", x, ct) : x[0]; });
+  add("round", {0},
+      [](const X& x, const Node&, const std::string& ct) { return IsFloat(ct) ? Unary("nearbyint", x, ct) : x[0]; });
   add("abs", {0}, [](const X& x, const Node&, const std::string& ct) {
     return IsFloat(ct) ? Unary("fabs", x, ct) : "(" + x[0] + " < 0 ? -" + x[0] + " : " + x[0] + ")";
   });
   add("neg", {0}, [](const X& x, const Node&, const std::string&) { return "(-" + x[0] + ")"; });
-  add("reciprocal", {0}, [](const X& x, const Node&, const std::string& ct) { return "((" + ct + ")1 / " + x[0] + ")"; });
-  add("rsqrt", {0}, [](const X& x, const Node&, const std::string& ct) { return "((" + ct + ")1 / " + M("sqrt", ct) + "(" + x[0] + "))"; });
+  add("reciprocal", {0},
+      [](const X& x, const Node&, const std::string& ct) { return "((" + ct + ")1 / " + x[0] + ")"; });
+  add("rsqrt", {0}, [](const X& x, const Node&, const std::string& ct) {
+    return "((" + ct + ")1 / " + M("sqrt", ct) + "(" + x[0] + "))";
+  });
   add("square", {0}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " * " + x[0] + ")"; });
-  add("sign", {0}, [](const X& x, const Node&, const std::string& ct) { return "((" + ct + ")((" + x[0] + " > 0) - (" + x[0] + " < 0)))"; });
+  add("sign", {0}, [](const X& x, const Node&, const std::string& ct) {
+    return "((" + ct + ")((" + x[0] + " > 0) - (" + x[0] + " < 0)))";
+  });
   add("sigmoid", {0}, [](const X& x, const Node&, const std::string& ct) {
     if (ct == "float") return "aot__sigmoidf(" + x[0] + ")";
     return "((" + ct + ")1 / ((" + ct + ")1 + " + M("exp", ct) + "(-" + x[0] + ")))";
@@ -130,22 +168,27 @@ std::unordered_map<std::string, ElementwiseOp> BuildTable() {
     return "(" + x[0] + " / ((" + ct + ")1 + " + M("exp", ct) + "(-" + x[0] + ")))";
   });
   add("gelu", {0}, [](const X& x, const Node& n, const std::string& ct) {
-    bool tanh_approx = n.args().size() > 1 && n.args()[1].literal.kind == Literal::Kind::kString && n.args()[1].literal.s == "tanh";
+    bool tanh_approx =
+        n.args().size() > 1 && n.args()[1].literal.kind == Literal::Kind::kString && n.args()[1].literal.s == "tanh";
     if (ct == "float") return std::string(tanh_approx ? "aot__gelu_tanhf(" : "aot__gelu_erff(") + x[0] + ")";
     if (tanh_approx)
-      return "((" + ct + ")0.5 * " + x[0] + " * ((" + ct + ")1 + " + M("tanh", ct) + "((" + ct + ")0.7978845608028654 * (" + x[0] +
-             " + (" + ct + ")0.044715 * " + x[0] + " * " + x[0] + " * " + x[0] + "))))";
-    return "((" + ct + ")0.5 * " + x[0] + " * ((" + ct + ")1 + " + M("erf", ct) + "(" + x[0] + " * (" + ct + ")0.70710678118654752)))";
+      return "((" + ct + ")0.5 * " + x[0] + " * ((" + ct + ")1 + " + M("tanh", ct) + "((" + ct +
+             ")0.7978845608028654 * (" + x[0] + " + (" + ct + ")0.044715 * " + x[0] + " * " + x[0] + " * " + x[0] +
+             "))))";
+    return "((" + ct + ")0.5 * " + x[0] + " * ((" + ct + ")1 + " + M("erf", ct) + "(" + x[0] + " * (" + ct +
+           ")0.70710678118654752)))";
   });
   add("hardtanh", {0}, [](const X& x, const Node& n, const std::string& ct) {
     std::string lo = L(n, 1, ct), hi = L(n, 2, ct);
     return "(" + x[0] + " < " + lo + " ? " + lo + " : (" + x[0] + " > " + hi + " ? " + hi + " : " + x[0] + "))";
   });
   add("hardsigmoid", {0}, [](const X& x, const Node&, const std::string& ct) {
-    return "(" + x[0] + " <= -3 ? (" + ct + ")0 : (" + x[0] + " >= 3 ? (" + ct + ")1 : " + x[0] + " / 6 + (" + ct + ")0.5))";
+    return "(" + x[0] + " <= -3 ? (" + ct + ")0 : (" + x[0] + " >= 3 ? (" + ct + ")1 : " + x[0] + " / 6 + (" + ct +
+           ")0.5))";
   });
   add("hardswish", {0}, [](const X& x, const Node&, const std::string& ct) {
-    return "(" + x[0] + " <= -3 ? (" + ct + ")0 : (" + x[0] + " >= 3 ? " + x[0] + " : " + x[0] + " * (" + x[0] + " + 3) / 6))";
+    return "(" + x[0] + " <= -3 ? (" + ct + ")0 : (" + x[0] + " >= 3 ? " + x[0] + " : " + x[0] + " * (" + x[0] +
+           " + 3) / 6))";
   });
   add("leaky_relu", {0}, [](const X& x, const Node& n, const std::string& ct) {
     return "(" + x[0] + " > 0 ? " + x[0] + " : " + x[0] + " * " + L(n, 1, ct) + ")";
@@ -156,7 +199,8 @@ std::unordered_map<std::string, ElementwiseOp> BuildTable() {
   });
   add("softplus", {0}, [](const X& x, const Node& n, const std::string& ct) {
     std::string b = L(n, 1, ct), th = L(n, 2, ct);
-    return "(" + x[0] + " * " + b + " > " + th + " ? " + x[0] + " : " + M("log1p", ct) + "(" + M("exp", ct) + "(" + x[0] + " * " + b + ")) / " + b + ")";
+    return "(" + x[0] + " * " + b + " > " + th + " ? " + x[0] + " : " + M("log1p", ct) + "(" + M("exp", ct) + "(" +
+           x[0] + " * " + b + ")) / " + b + ")";
   });
   add("clamp", {0}, [](const X& x, const Node& n, const std::string& ct) {
     std::string e = x[0];
@@ -164,17 +208,37 @@ std::unordered_map<std::string, ElementwiseOp> BuildTable() {
     if (!IsNone(n, 2)) e = "(" + e + " > " + L(n, 2, ct) + " ? " + L(n, 2, ct) + " : " + e + ")";
     return e;
   });
-  add("clamp_min", {0}, [](const X& x, const Node& n, const std::string& ct) { return "(" + x[0] + " < " + L(n, 1, ct) + " ? " + L(n, 1, ct) + " : " + x[0] + ")"; });
-  add("clamp_max", {0}, [](const X& x, const Node& n, const std::string& ct) { return "(" + x[0] + " > " + L(n, 1, ct) + " ? " + L(n, 1, ct) + " : " + x[0] + ")"; });
-  add("logical_not", {0}, [](const X& x, const Node&, const std::string&) { return "(!" + x[0] + ")"; }, true);
-  add("bitwise_not", {0}, [](const X& x, const Node&, const std::string& ct) { return ct == "uint8_t" ? "(!" + x[0] + ")" : "(~" + x[0] + ")"; });
-  add("logical_and", {0, 1}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " && " + x[1] + ")"; }, true);
-  add("logical_or", {0, 1}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " || " + x[1] + ")"; }, true);
-  add("logical_xor", {0, 1}, [](const X& x, const Node&, const std::string&) { return "(!" + x[0] + " != !" + x[1] + ")"; }, true);
-  add("where.self", {0, 1, 2}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " ? " + x[1] + " : " + x[2] + ")"; });
-  add("lerp.Scalar", {0, 1, 2}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " + " + x[2] + " * (" + x[1] + " - " + x[0] + "))"; });
-  add("addcmul", {0, 1, 2, 3}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " + " + x[3] + " * " + x[1] + " * " + x[2] + ")"; });
-  add("addcdiv", {0, 1, 2, 3}, [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " + " + x[3] + " * " + x[1] + " / " + x[2] + ")"; });
+  add("clamp_min", {0}, [](const X& x, const Node& n, const std::string& ct) {
+    return "(" + x[0] + " < " + L(n, 1, ct) + " ? " + L(n, 1, ct) + " : " + x[0] + ")";
+  });
+  add("clamp_max", {0}, [](const X& x, const Node& n, const std::string& ct) {
+    return "(" + x[0] + " > " + L(n, 1, ct) + " ? " + L(n, 1, ct) + " : " + x[0] + ")";
+  });
+  add(
+      "logical_not", {0}, [](const X& x, const Node&, const std::string&) { return "(!" + x[0] + ")"; }, true);
+  add("bitwise_not", {0}, [](const X& x, const Node&, const std::string& ct) {
+    return ct == "uint8_t" ? "(!" + x[0] + ")" : "(~" + x[0] + ")";
+  });
+  add(
+      "logical_and", {0, 1},
+      [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " && " + x[1] + ")"; }, true);
+  add(
+      "logical_or", {0, 1},
+      [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " || " + x[1] + ")"; }, true);
+  add(
+      "logical_xor", {0, 1},
+      [](const X& x, const Node&, const std::string&) { return "(!" + x[0] + " != !" + x[1] + ")"; }, true);
+  add("where.self", {0, 1, 2},
+      [](const X& x, const Node&, const std::string&) { return "(" + x[0] + " ? " + x[1] + " : " + x[2] + ")"; });
+  add("lerp.Scalar", {0, 1, 2}, [](const X& x, const Node&, const std::string&) {
+    return "(" + x[0] + " + " + x[2] + " * (" + x[1] + " - " + x[0] + "))";
+  });
+  add("addcmul", {0, 1, 2, 3}, [](const X& x, const Node&, const std::string&) {
+    return "(" + x[0] + " + " + x[3] + " * " + x[1] + " * " + x[2] + ")";
+  });
+  add("addcdiv", {0, 1, 2, 3}, [](const X& x, const Node&, const std::string&) {
+    return "(" + x[0] + " + " + x[3] + " * " + x[1] + " / " + x[2] + ")";
+  });
   // Copies and casts: the value converted to the result's dtype.
   for (const char* c : {"_to_copy", "clone", "contiguous", "to.dtype", "to.dtype_layout", "to.device", "alias_copy",
                         "detach_copy", "lift_fresh_copy", "type_as"})
@@ -205,7 +269,8 @@ const ElementwiseOp* FindElementwise(const Node& n) {
   auto it = table.find(s.overload.empty() ? name : name + "." + s.overload);
   if (it == table.end()) it = table.find(name);
   if (it == table.end()) return nullptr;
-  if (name == "dropout" && n.args().size() > 2 && n.args()[2].literal.kind == Literal::Kind::kBool && n.args()[2].literal.b)
+  if (name == "dropout" && n.args().size() > 2 && n.args()[2].literal.kind == Literal::Kind::kBool &&
+      n.args()[2].literal.b)
     return nullptr;  // training-mode dropout is random
   return &it->second;
 }
@@ -236,8 +301,10 @@ void FusedLoads(const Node* n, int skip_arg, const std::unordered_set<const Valu
     if (a == skip_arg) continue;
     const Arg& arg = n->args()[static_cast<size_t>(a)];
     if (arg.kind != Arg::Kind::kValue) continue;
-    if (fused.count(arg.value)) FusedLoads(arg.value->producer(), -1, fused, loads);
-    else if (std::find(loads->begin(), loads->end(), arg.value) == loads->end()) loads->push_back(arg.value);
+    if (fused.count(arg.value))
+      FusedLoads(arg.value->producer(), -1, fused, loads);
+    else if (std::find(loads->begin(), loads->end(), arg.value) == loads->end())
+      loads->push_back(arg.value);
   }
 }
 
@@ -250,7 +317,10 @@ StatusOr<std::string> FusedExpr(const Node* n, const std::string& self_expr,
   std::vector<std::string> xs;
   for (int a : ew->operands) {
     const Arg& arg = n->args()[static_cast<size_t>(a)];
-    if (a == 0 && !self_expr.empty()) { xs.push_back(CCast(self_expr, cdt)); continue; }
+    if (a == 0 && !self_expr.empty()) {
+      xs.push_back(CCast(self_expr, cdt));
+      continue;
+    }
     if (arg.kind == Arg::Kind::kValue) {
       if (fused.count(arg.value)) {
         AOT_ASSIGN_OR_RETURN(std::string inner, FusedExpr(arg.value->producer(), "", fused, load));

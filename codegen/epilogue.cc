@@ -6,9 +6,12 @@ namespace atenaot {
 namespace {
 
 bool Number(const Literal& l, double* v) {
-  if (l.kind == Literal::Kind::kFloat) *v = l.f;
-  else if (l.kind == Literal::Kind::kInt) *v = static_cast<double>(l.i);
-  else return false;
+  if (l.kind == Literal::Kind::kFloat)
+    *v = l.f;
+  else if (l.kind == Literal::Kind::kInt)
+    *v = static_cast<double>(l.i);
+  else
+    return false;
   return true;
 }
 

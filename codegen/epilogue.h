@@ -12,10 +12,10 @@
 namespace atenaot {
 
 struct EpilogueMatch {
-  size_t nodes = 0;                  // how many leading nodes of the group fold in
-  const Value* residual = nullptr;   // added before the activation
-  int act = 0;                       // AOT_ACT_* of codegen/kernels/aot_kernels.h
-  double lo = 0, hi = 0;             // AOT_ACT_CLAMP's bounds
+  size_t nodes = 0;                 // how many leading nodes of the group fold in
+  const Value* residual = nullptr;  // added before the activation
+  int act = 0;                      // AOT_ACT_* of codegen/kernels/aot_kernels.h
+  double lo = 0, hi = 0;            // AOT_ACT_CLAMP's bounds
 };
 
 // `group`: an in-place elementwise run updating `result` (the kernel's

@@ -31,7 +31,8 @@ std::vector<double> Floats(const WeightData* d, int64_t n, double absent) {
   return out;
 }
 
-Value* NewF32Weight(Graph& g, const std::string& name, const std::vector<int64_t>& sizes, const std::vector<double>& v) {
+Value* NewF32Weight(Graph& g, const std::string& name, const std::vector<int64_t>& sizes,
+                    const std::vector<double>& v) {
   TensorMeta m;
   m.dtype = DType::kFloat32;
   m.sizes = sizes;
@@ -150,7 +151,7 @@ bool ToScaleShift(Graph& g, const OpTable& ops, Node* bn) {
   Value* b = NewF32Weight(g, base + ".bn_shift", shape, beta);
   Node* n = g.CreateNode(addcmul, {Arg::Of(b), Arg::Of(x), Arg::Of(a), Arg::Of(Literal::Int(1))}, 1, bn);
   n->output()->mutable_meta() = y->meta();  // same layout and storage: in-place users of y stay right
-  g.ReplaceAllUsesWith(y, n->output());  // graph outputs included
+  g.ReplaceAllUsesWith(y, n->output());     // graph outputs included
   g.Destroy(bn);
   return true;
 }

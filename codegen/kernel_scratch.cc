@@ -33,7 +33,7 @@ const WeightData* ConstF32Weight(const Graph& g, const Value* v) {
     return nullptr;
   auto it = g.weights().find(v->weight_key());
   return it == g.weights().end() || it->second.bytes.size() != static_cast<size_t>(v->meta().numel()) * 4 ? nullptr
-                                                                                                           : &it->second;
+                                                                                                          : &it->second;
 }
 
 LibraryGemm MatmulGemm(const Graph& g, const MatmulShape& ms, const CodegenOptions& o) {

@@ -48,7 +48,8 @@ LoopSpace CoalesceLoops(const std::vector<int64_t>& sizes, const std::vector<std
   return {sz, st};
 }
 
-std::string StridedOffset(const std::string& var, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+std::string StridedOffset(const std::string& var, const std::vector<int64_t>& sizes,
+                          const std::vector<int64_t>& strides) {
   LoopSpace ls = CoalesceLoops(sizes, {strides});
   if (ls.sizes.empty()) return "0";
   std::string out;
@@ -87,11 +88,14 @@ KernelKind ClassifyKernel(const Node* n) {
   const std::string& name = n->op().schema.name;
   const std::string& ov = n->op().schema.overload;
   if (name == "sum" || name == "mean" || name == "amax" || name == "amin" || name == "prod") return KernelKind::kReduce;
-  if (((name == "max" || name == "min") && ov == "dim") || name == "argmax" || name == "argmin") return KernelKind::kIndexReduce;
-  if (name == "softmax" || name == "_softmax" || name == "log_softmax" || name == "_log_softmax") return KernelKind::kSoftmax;
+  if (((name == "max" || name == "min") && ov == "dim") || name == "argmax" || name == "argmin")
+    return KernelKind::kIndexReduce;
+  if (name == "softmax" || name == "_softmax" || name == "log_softmax" || name == "_log_softmax")
+    return KernelKind::kSoftmax;
   if (name == "layer_norm" || name == "native_layer_norm") return KernelKind::kLayerNorm;
   if (name == "batch_norm") return KernelKind::kBatchNorm;
-  if (name == "mm" || name == "bmm" || name == "matmul" || name == "addmm" || name == "linear") return KernelKind::kMatmul;
+  if (name == "mm" || name == "bmm" || name == "matmul" || name == "addmm" || name == "linear")
+    return KernelKind::kMatmul;
   if (name == "conv2d" || name == "_convolution" || name == "convolution") return KernelKind::kConv2d;
   if (name == "max_pool2d" || name == "avg_pool2d") return KernelKind::kPool2d;
   if (name == "adaptive_avg_pool2d" || name == "_adaptive_avg_pool2d") return KernelKind::kAdaptiveAvgPool2d;
@@ -99,7 +103,8 @@ KernelKind ClassifyKernel(const Node* n) {
   if (name == "index_select" || name == "embedding") return KernelKind::kIndexSelect;
   if (name == "index_put" || name == "index_put_") return KernelKind::kIndexPut;
   if (name == "index" && ov == "Tensor") return KernelKind::kIndex;
-  if (name == "embedding_bag" || name == "_embedding_bag" || name == "_embedding_bag_forward_only") return KernelKind::kEmbeddingBag;
+  if (name == "embedding_bag" || name == "_embedding_bag" || name == "_embedding_bag_forward_only")
+    return KernelKind::kEmbeddingBag;
   if (name == "sort" || name == "topk") return KernelKind::kSort;
   if (name == "cumsum" || name == "cumprod") return KernelKind::kCumulative;
   if (n->op().scatter_view) return KernelKind::kScatter;
@@ -111,27 +116,48 @@ KernelKind ClassifyKernel(const Node* n) {
 
 Status LowerKernel(KernelLowering& b, const Node* n) {
   switch (ClassifyKernel(n)) {
-    case KernelKind::kReduce: return b.Reduce(n);
-    case KernelKind::kIndexReduce: return b.ReduceWithIndex(n);
-    case KernelKind::kSoftmax: return b.Softmax(n);
-    case KernelKind::kLayerNorm: return b.LayerNorm(n);
-    case KernelKind::kBatchNorm: return b.BatchNorm(n);
-    case KernelKind::kMatmul: return b.Matmul(n);
-    case KernelKind::kConv2d: return b.Conv2d(n);
-    case KernelKind::kPool2d: return b.Pool2d(n);
-    case KernelKind::kAdaptiveAvgPool2d: return b.AdaptiveAvgPool2d(n);
-    case KernelKind::kCat: return b.Cat(n);
-    case KernelKind::kIndexSelect: return b.IndexSelect(n);
-    case KernelKind::kIndexPut: return b.IndexPut(n);
-    case KernelKind::kIndex: return b.Index(n);
-    case KernelKind::kEmbeddingBag: return b.EmbeddingBag(n);
-    case KernelKind::kSort: return b.Sort(n);
-    case KernelKind::kCumulative: return b.Cumulative(n);
-    case KernelKind::kScatter: return b.Scatter(n);
-    case KernelKind::kCopy: return b.CopyInOrder(n->input(0), n->output());
-    case KernelKind::kArange: return b.Arange(n);
-    case KernelKind::kNothing: return Status::Ok();
-    case KernelKind::kUnsupported: break;
+    case KernelKind::kReduce:
+      return b.Reduce(n);
+    case KernelKind::kIndexReduce:
+      return b.ReduceWithIndex(n);
+    case KernelKind::kSoftmax:
+      return b.Softmax(n);
+    case KernelKind::kLayerNorm:
+      return b.LayerNorm(n);
+    case KernelKind::kBatchNorm:
+      return b.BatchNorm(n);
+    case KernelKind::kMatmul:
+      return b.Matmul(n);
+    case KernelKind::kConv2d:
+      return b.Conv2d(n);
+    case KernelKind::kPool2d:
+      return b.Pool2d(n);
+    case KernelKind::kAdaptiveAvgPool2d:
+      return b.AdaptiveAvgPool2d(n);
+    case KernelKind::kCat:
+      return b.Cat(n);
+    case KernelKind::kIndexSelect:
+      return b.IndexSelect(n);
+    case KernelKind::kIndexPut:
+      return b.IndexPut(n);
+    case KernelKind::kIndex:
+      return b.Index(n);
+    case KernelKind::kEmbeddingBag:
+      return b.EmbeddingBag(n);
+    case KernelKind::kSort:
+      return b.Sort(n);
+    case KernelKind::kCumulative:
+      return b.Cumulative(n);
+    case KernelKind::kScatter:
+      return b.Scatter(n);
+    case KernelKind::kCopy:
+      return b.CopyInOrder(n->input(0), n->output());
+    case KernelKind::kArange:
+      return b.Arange(n);
+    case KernelKind::kNothing:
+      return Status::Ok();
+    case KernelKind::kUnsupported:
+      break;
   }
   return Unsupported(std::string("no ") + b.BackendName() + " lowering for " + n->op().qualified_name);
 }
@@ -151,9 +177,11 @@ StatusOr<AdvancedIndex> AnalyzeAdvancedIndex(const TensorMeta& x, const std::vec
     if (!t) continue;
     const DType dt = t->meta().dtype;
     if (dt == DType::kBool || dt == DType::kUInt8)
-      return Unsupported("a boolean-mask index gives a result whose shape depends on the data (its number of true "
-                         "elements); atenaot compiles only shapes known before the run");
-    if (dt != DType::kInt64 && dt != DType::kInt32) return Unsupported("an index tensor of dtype " + std::string(DTypeName(dt)));
+      return Unsupported(
+          "a boolean-mask index gives a result whose shape depends on the data (its number of true "
+          "elements); atenaot compiles only shapes known before the run");
+    if (dt != DType::kInt64 && dt != DType::kInt32)
+      return Unsupported("an index tensor of dtype " + std::string(DTypeName(dt)));
     a.idx[d] = t;
     first = std::min(first, d);
     last = d;
@@ -163,8 +191,10 @@ StatusOr<AdvancedIndex> AnalyzeAdvancedIndex(const TensorMeta& x, const std::vec
     if (s.size() > a.bshape.size()) a.bshape.insert(a.bshape.begin(), s.size() - a.bshape.size(), 1);
     for (size_t k = 0; k < s.size(); ++k) {
       int64_t& b = a.bshape[a.bshape.size() - s.size() + k];
-      if (b == 1) b = s[k];
-      else if (s[k] != 1 && s[k] != b) return InvalidArgument("index tensors do not broadcast together");
+      if (b == 1)
+        b = s[k];
+      else if (s[k] != 1 && s[k] != b)
+        return InvalidArgument("index tensors do not broadcast together");
     }
   }
   if (count == 0) return Unsupported("indexing without an index tensor");
@@ -194,10 +224,9 @@ StatusOr<std::vector<std::string>> IndexTensorPtrs(const AdvancedIndex& a,
   return ptrs;
 }
 
-GatherText AdvancedIndexText(
-    const AdvancedIndex& a, const TensorMeta& x, const std::vector<std::string>& vars,
-    const std::vector<std::string>& idx_ptrs, const std::string& indent,
-    const std::function<std::string(const std::string& raw, int64_t size, size_t dim)>& fail) {
+GatherText AdvancedIndexText(const AdvancedIndex& a, const TensorMeta& x, const std::vector<std::string>& vars,
+                             const std::vector<std::string>& idx_ptrs, const std::string& indent,
+                             const std::function<std::string(const std::string& raw, int64_t size, size_t dim)>& fail) {
   GatherText t;
   const size_t nb = a.bshape.size();
   std::vector<std::string> bvars(vars.begin() + static_cast<std::ptrdiff_t>(a.before),
@@ -207,8 +236,8 @@ GatherText AdvancedIndexText(
     std::string var;
     if (a.idx[d]) {
       var = "k" + std::to_string(d);
-      const std::string read = "(int64_t)" + idx_ptrs[p++] + "[" +
-                               LinearIndex(bvars, BroadcastStrides(a.idx[d]->meta(), a.bshape)) + "]";
+      const std::string read =
+          "(int64_t)" + idx_ptrs[p++] + "[" + LinearIndex(bvars, BroadcastStrides(a.idx[d]->meta(), a.bshape)) + "]";
       const std::string size = std::to_string(x.sizes[d]);
       if (fail) {
         const std::string raw = "r" + std::to_string(d);
@@ -224,7 +253,8 @@ GatherText AdvancedIndexText(
       ++j;
     }
     if (x.strides[d] != 0)
-      t.offset += (t.offset.empty() ? "" : " + ") + var + (x.strides[d] == 1 ? "" : " * " + std::to_string(x.strides[d]));
+      t.offset +=
+          (t.offset.empty() ? "" : " + ") + var + (x.strides[d] == 1 ? "" : " * " + std::to_string(x.strides[d]));
   }
   if (t.offset.empty()) t.offset = "0";
   return t;
@@ -338,16 +368,24 @@ std::vector<int64_t> MatmulShape::BatchStrides(const TensorMeta& m) const {
 StatusOr<MatmulShape> AnalyzeMatmul(const Node* n) {
   const std::string& name = n->op().schema.name;
   const Value* y = n->output();
-  if (y->meta().dtype != DType::kFloat32) return Unsupported("matmul in dtype " + std::string(DTypeName(y->meta().dtype)));
+  if (y->meta().dtype != DType::kFloat32)
+    return Unsupported("matmul in dtype " + std::string(DTypeName(y->meta().dtype)));
   MatmulShape m;
   if (name == "addmm") {
-    m.bias = n->input(0); m.a = n->input(1); m.b = n->input(2);
+    m.bias = n->input(0);
+    m.a = n->input(1);
+    m.b = n->input(2);
     m.beta = Number(n->args()[3].literal);
     m.alpha = Number(n->args()[4].literal);
   } else if (name == "linear") {
-    m.a = n->input(0); m.b = n->input(1); m.bias = n->input(2); m.b_transposed = true; m.beta = m.bias ? 1 : 0;
+    m.a = n->input(0);
+    m.b = n->input(1);
+    m.bias = n->input(2);
+    m.b_transposed = true;
+    m.beta = m.bias ? 1 : 0;
   } else {
-    m.a = n->input(0); m.b = n->input(1);
+    m.a = n->input(0);
+    m.b = n->input(1);
   }
   if (!m.a || !m.b || m.a->meta().dtype != DType::kFloat32 || m.b->meta().dtype != DType::kFloat32)
     return Unsupported("matmul operands must be f32 tensors");
@@ -360,8 +398,14 @@ StatusOr<MatmulShape> AnalyzeMatmul(const Node* n) {
   }
   m.a_vec = m.am.sizes.size() == 1;
   m.b_vec = m.bm.sizes.size() == 1;
-  if (m.a_vec) { m.am.sizes.insert(m.am.sizes.begin(), 1); m.am.strides.insert(m.am.strides.begin(), 0); }
-  if (m.b_vec) { m.bm.sizes.push_back(1); m.bm.strides.push_back(0); }
+  if (m.a_vec) {
+    m.am.sizes.insert(m.am.sizes.begin(), 1);
+    m.am.strides.insert(m.am.strides.begin(), 0);
+  }
+  if (m.b_vec) {
+    m.bm.sizes.push_back(1);
+    m.bm.strides.push_back(0);
+  }
   const size_t ra = m.am.sizes.size(), rb = m.bm.sizes.size();
   m.M = m.am.sizes[ra - 2];
   m.K = m.am.sizes[ra - 1];
@@ -373,7 +417,10 @@ StatusOr<MatmulShape> AnalyzeMatmul(const Node* n) {
     m.ym.sizes.insert(m.ym.sizes.end() - (m.b_vec ? 0 : 1), 1);
     m.ym.strides.insert(m.ym.strides.end() - (m.b_vec ? 0 : 1), 0);
   }
-  if (m.b_vec) { m.ym.sizes.push_back(1); m.ym.strides.push_back(0); }
+  if (m.b_vec) {
+    m.ym.sizes.push_back(1);
+    m.ym.strides.push_back(0);
+  }
   m.batch.assign(m.ym.sizes.begin(), m.ym.sizes.end() - 2);
   return m;
 }

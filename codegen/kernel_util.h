@@ -32,7 +32,8 @@ LoopSpace CoalesceLoops(const std::vector<int64_t>& sizes, const std::vector<std
 // A C expression for the element offset of row-major flat index `var` in a
 // tensor of these sizes and strides: "var" or "var * 7" when the dims
 // coalesce into one, else a sum of (var / a % b) * stride terms.
-std::string StridedOffset(const std::string& var, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+std::string StridedOffset(const std::string& var, const std::vector<int64_t>& sizes,
+                          const std::vector<int64_t>& strides);
 
 // "i0 * 4 + i1" for per-dimension loop variables and strides ("0" if none).
 std::string LinearIndex(const std::vector<std::string>& vars, const std::vector<int64_t>& strides);
@@ -49,16 +50,16 @@ enum class KernelKind {
   kPool2d,             // max_pool2d, avg_pool2d
   kAdaptiveAvgPool2d,  // adaptive_avg_pool2d
   kCat,
-  kIndexSelect,        // index_select, embedding
-  kIndexPut,           // index_put, index_put_
-  kIndex,              // index.Tensor (advanced indexing)
-  kEmbeddingBag,       // embedding_bag (sum, mean, max over bags)
-  kSort,               // sort, sort.stable, topk (stable merge sort per row)
-  kCumulative,         // cumsum, cumprod
-  kScatter,            // the *_scatter ops (a view's inverse)
-  kCopy,               // a view op that copied (its result has its own memory)
+  kIndexSelect,   // index_select, embedding
+  kIndexPut,      // index_put, index_put_
+  kIndex,         // index.Tensor (advanced indexing)
+  kEmbeddingBag,  // embedding_bag (sum, mean, max over bags)
+  kSort,          // sort, sort.stable, topk (stable merge sort per row)
+  kCumulative,    // cumsum, cumprod
+  kScatter,       // the *_scatter ops (a view's inverse)
+  kCopy,          // a view op that copied (its result has its own memory)
   kArange,
-  kNothing,            // empty, empty_like
+  kNothing,  // empty, empty_like
   kUnsupported,
 };
 KernelKind ClassifyKernel(const Node* n);
@@ -99,9 +100,9 @@ Status LowerKernel(KernelLowering& backend, const Node* n);
 // sum/mean/amax/amin/prod: the kept (outer) and reduced (inner) dimensions
 // of the input, and the output's strides for the kept ones.
 struct ReductionDims {
-  std::vector<int64_t> outer, inner;                // sizes
-  std::vector<int64_t> x_outer, x_inner, y_outer;   // strides
-  int64_t count = 1;                                // elements per output
+  std::vector<int64_t> outer, inner;               // sizes
+  std::vector<int64_t> x_outer, x_inner, y_outer;  // strides
+  int64_t count = 1;                               // elements per output
 };
 ReductionDims ReduceDims(const Node* n);
 
@@ -109,7 +110,7 @@ ReductionDims ReduceDims(const Node* n);
 struct IndexReductionDims {
   size_t dim = 0;
   bool is_max = false;
-  const Value* values = nullptr;   // max.dim/min.dim only
+  const Value* values = nullptr;  // max.dim/min.dim only
   const Value* indices = nullptr;
   std::vector<int64_t> outer, x_outer, idx_outer, values_outer;  // sizes, then strides
 };
@@ -123,8 +124,8 @@ StatusOr<IndexReductionDims> IndexReduceDims(const Node* n);
 struct AdvancedIndex {
   std::vector<const Value*> idx;  // per dim of x (nullptr: the whole dim)
   std::vector<int64_t> bshape;
-  std::vector<int64_t> result;    // sizes of the result
-  size_t before = 0;              // result dims before the bshape block
+  std::vector<int64_t> result;  // sizes of the result
+  size_t before = 0;            // result dims before the bshape block
 };
 // Refuses boolean masks: the result's shape would depend on the data.
 StatusOr<AdvancedIndex> AnalyzeAdvancedIndex(const TensorMeta& x, const std::vector<Value*>& indices);
@@ -165,7 +166,7 @@ struct MatmulShape {
   bool b_transposed = false;  // linear: y = a @ w^T
   bool a_vec = false, b_vec = false;
   double alpha = 1, beta = 0;
-  TensorMeta am, bm, ym;      // as matrices (rank >= 2)
+  TensorMeta am, bm, ym;  // as matrices (rank >= 2)
   int64_t M = 0, K = 0, N = 0;
   std::vector<int64_t> batch;
   // m's strides over `batch` (its leading dims, broadcast).

@@ -43,7 +43,8 @@ class VecMath : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new std::string(::testing::TempDir() + "/vecmath_test");
     ASSERT_TRUE(MakeDirs(*dir_).ok());
-    std::string src = "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n#define AOT_UNUSED __attribute__((unused))\n";
+    std::string src =
+        "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n#define AOT_UNUSED __attribute__((unused))\n";
     src += kCSupportMath;
     first_loop_line_ = 3 + static_cast<int>(std::count(src.begin(), src.end(), '\n'));  // kLoops' "U(t_exp" line
     src += kLoops;
@@ -112,7 +113,11 @@ void Score(float x, float y, float got, double r, Alt alt, Worst* w) {
   }
   double e = std::fabs(got - r) / Ulp(r);
   if (alt) e = std::min(e, alt(x, std::fabs(got - r)));
-  if (e > w->err) { w->err = e; w->x = x; w->y = y; }
+  if (e > w->err) {
+    w->err = e;
+    w->x = x;
+    w->y = y;
+  }
 }
 
 // Every 97th bit pattern, 1M at a time.
@@ -130,11 +135,11 @@ Worst SweepUnary(Unary f, double (*ref)(double), Alt alt = nullptr) {
   return w;
 }
 
-#define EXPECT_WITHIN(w, bound)                                                                          \
-  do {                                                                                                   \
-    EXPECT_EQ((w).special_mismatches, 0) << (w).first_mismatch;                                          \
+#define EXPECT_WITHIN(w, bound)                                                                   \
+  do {                                                                                            \
+    EXPECT_EQ((w).special_mismatches, 0) << (w).first_mismatch;                                   \
     EXPECT_LE((w).err, bound) << "worst at x=" << (w).x << " (" << std::hexfloat << (w).x << ")"; \
-    std::printf("max error %.3f ulp (bound %.1f)\n", (w).err, static_cast<double>(bound));               \
+    std::printf("max error %.3f ulp (bound %.1f)\n", (w).err, static_cast<double>(bound));        \
   } while (0)
 
 TEST_F(VecMath, Exp) {
@@ -166,7 +171,9 @@ TEST_F(VecMath, Silu) {
   ASSERT_NE(f, nullptr);
   // Subnormal results: |x| times the subnormal spacing counts as one unit.
   auto alt = [](double x, double d) { return d / (std::fabs(x) * std::ldexp(1.0, -149)); };
-  EXPECT_WITHIN(SweepUnary(f, [](double x) { return x / (1 + std::exp(-x)); }, alt), 3.5);
+  EXPECT_WITHIN(SweepUnary(
+                    f, [](double x) { return x / (1 + std::exp(-x)); }, alt),
+                3.5);
 }
 
 TEST_F(VecMath, Erf) {
@@ -182,7 +189,9 @@ double GeluAlt(double x, double d) { return d / (std::fabs(x) * std::ldexp(1.0, 
 TEST_F(VecMath, GeluErf) {
   Unary f = reinterpret_cast<Unary>(Sym("t_gelu_erf"));
   ASSERT_NE(f, nullptr);
-  EXPECT_WITHIN(SweepUnary(f, [](double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }, GeluAlt), 2.0);
+  EXPECT_WITHIN(SweepUnary(
+                    f, [](double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }, GeluAlt),
+                2.0);
 }
 
 TEST_F(VecMath, GeluTanh) {
@@ -198,8 +207,9 @@ TEST_F(VecMath, Pow) {
   Binary f = reinterpret_cast<Binary>(Sym("t_pow"));
   ASSERT_NE(f, nullptr);
   const float inf = std::numeric_limits<float>::infinity();
-  const std::vector<float> ys = {2.0f, 0.5f, -1.5f, 3.0f, -3.0f, 7.25f, 1e-3f, -0.1f, 100.0f, 1e10f, inf, -inf,
-                                 std::nanf(""), 0.0f, -0.0f, 1.0f, -1.0f, 0.3333f, 21.0f, -140.0f, 16777217.0f};
+  const std::vector<float> ys = {2.0f,  0.5f,   -1.5f, 3.0f,    -3.0f, 7.25f,         1e-3f,
+                                 -0.1f, 100.0f, 1e10f, inf,     -inf,  std::nanf(""), 0.0f,
+                                 -0.0f, 1.0f,   -1.0f, 0.3333f, 21.0f, -140.0f,       16777217.0f};
   const int64_t kChunk = 1 << 20;
   std::vector<float> x(kChunk), e(kChunk), y(kChunk);
   Worst w;
@@ -210,7 +220,8 @@ TEST_F(VecMath, Pow) {
       for (; n < kChunk && b < (1ull << 32); ++n, b += 97 * 7) x[n] = FromBits(static_cast<uint32_t>(b));
       std::fill(e.begin(), e.begin() + n, yv);
       f(x.data(), e.data(), y.data(), n);
-      for (int64_t i = 0; i < n; ++i) Score(x[i], yv, y[i], std::pow(static_cast<double>(x[i]), static_cast<double>(yv)), nullptr, &w);
+      for (int64_t i = 0; i < n; ++i)
+        Score(x[i], yv, y[i], std::pow(static_cast<double>(x[i]), static_cast<double>(yv)), nullptr, &w);
     }
   }
   // The special bases against every exponent of the list.

@@ -17,7 +17,8 @@ auto Timed(const PipelineOptions& popts, const char* what, F&& body) {
   auto result = body();
   if (popts.timing)
     *popts.timing << "time: " << what << " "
-                  << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() << " ms\n";
+                  << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
+                  << " ms\n";
   return result;
 }
 
@@ -70,8 +71,9 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
     });
   }
   // "time: plan" is the placement alone (buffer analysis, LOAD, placement, overlap check).
-  AOT_ASSIGN_OR_RETURN(MemoryPlan plan,
-                       Timed(popts, "plan", [&] { return PlanMemory(g, algorithm, alignment, &fused, &reuse, &scratch); }));
+  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, Timed(popts, "plan", [&] {
+                         return PlanMemory(g, algorithm, alignment, &fused, &reuse, &scratch);
+                       }));
   if (schedule) {
     plan.unscheduled_lower_bound_bytes = before;
     plan.unscheduled_live = std::move(before_live);
@@ -89,7 +91,8 @@ StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::fu
   return out;
 }
 
-StatusOr<CompiledGraphCuda> CompileGraphCuda(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
+StatusOr<CompiledGraphCuda> CompileGraphCuda(Graph& g, const OpTable& ops,
+                                             const std::function<Status(Graph&)>& annotate,
                                              const CudaCodegenOptions& copts, const std::string& algorithm,
                                              const PipelineOptions& popts, bool schedule) {
   CompiledGraphCuda out;

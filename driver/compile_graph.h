@@ -41,7 +41,8 @@ struct CompiledGraphCuda {
   MemoryPlan plan;
   GeneratedCuda cuda;
 };
-StatusOr<CompiledGraphCuda> CompileGraphCuda(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
+StatusOr<CompiledGraphCuda> CompileGraphCuda(Graph& g, const OpTable& ops,
+                                             const std::function<Status(Graph&)>& annotate,
                                              const CudaCodegenOptions& copts, const std::string& algorithm = "best",
                                              const PipelineOptions& popts = {}, bool schedule = true);
 

@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "codegen/build_cuda_library.h"
-#include "driver/compile_graph.h"
 #include "codegen/kernel_util.h"
+#include "driver/compile_graph.h"
 #include "ir/parser.h"
 #include "ir/test_op_table.h"
 
@@ -24,7 +24,8 @@ StatusOr<CompiledGraphCuda> Compile(const std::string& ir, const std::string& na
   keep.push_back(std::move(*g));
   CudaCodegenOptions opts;
   opts.name = name;
-  return CompileGraphCuda(*keep.back(), SnapshotOpTable(), [](Graph&) { return Status::Ok(); }, opts);
+  return CompileGraphCuda(
+      *keep.back(), SnapshotOpTable(), [](Graph&) { return Status::Ok(); }, opts);
 }
 
 size_t Count(const std::string& s, const std::string& what) {
@@ -60,7 +61,7 @@ TEST(CudaCodegen, Float4KernelFinishesAnUnevenLengthElementByElement) {
 })");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   const std::string& s = c->cuda.source;
-  EXPECT_NE(s.find("q < (int)255;"), std::string::npos) << s;  // 255 float4s
+  EXPECT_NE(s.find("q < (int)255;"), std::string::npos) << s;         // 255 float4s
   EXPECT_NE(s.find("for (int i = 1020 + "), std::string::npos) << s;  // then the last 3 elements
 }
 
@@ -89,8 +90,9 @@ TEST(CudaCodegen, MatmulIsRowMajorThroughTheTransposeTrick) {
 })");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->cuda.gemms, 1);
-  EXPECT_NE(c->cuda.source.find("cublasSgemmStridedBatched(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, 3, 4, 8, &alpha, p1 + 0, 3, 0LL, "
-                                "p0 + 0, 8, 0LL, &beta, p2 + 0, 3, 0LL, 1)"),
+  EXPECT_NE(c->cuda.source.find(
+                "cublasSgemmStridedBatched(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, 3, 4, 8, &alpha, p1 + 0, 3, 0LL, "
+                "p0 + 0, 8, 0LL, &beta, p2 + 0, 3, 0LL, 1)"),
             std::string::npos)
       << c->cuda.source;
   // linear: y = x @ w^T with w [N, K] row-major is B = w^T, stored k-major: op T, ld K.
@@ -99,8 +101,9 @@ TEST(CudaCodegen, MatmulIsRowMajorThroughTheTransposeTrick) {
   return %y
 })");
   ASSERT_TRUE(l.ok()) << l.status().ToString();
-  EXPECT_NE(l->cuda.source.find("cublasSgemmStridedBatched(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, 6, 2, 5, &alpha, p1 + 0, 5, 0LL, "
-                                "p0 + 0, 5, 0LL, &beta, p2 + 0, 6, 0LL, 1)"),
+  EXPECT_NE(l->cuda.source.find(
+                "cublasSgemmStridedBatched(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, 6, 2, 5, &alpha, p1 + 0, 5, 0LL, "
+                "p0 + 0, 5, 0LL, &beta, p2 + 0, 6, 0LL, 1)"),
             std::string::npos)
       << l->cuda.source;
   // bmm with a batch stride: one strided-batched call over 3 batches.
@@ -109,7 +112,8 @@ TEST(CudaCodegen, MatmulIsRowMajorThroughTheTransposeTrick) {
   return %c
 })");
   ASSERT_TRUE(b.ok()) << b.status().ToString();
-  EXPECT_NE(b->cuda.source.find("5, 2, 4, &alpha, p1 + 0, 5, 20LL, p0 + 0, 4, 8LL, &beta, p2 + 0, 5, 10LL, 3)"), std::string::npos)
+  EXPECT_NE(b->cuda.source.find("5, 2, 4, &alpha, p1 + 0, 5, 20LL, p0 + 0, 4, 8LL, &beta, p2 + 0, 5, 10LL, 3)"),
+            std::string::npos)
       << b->cuda.source;
 }
 
@@ -152,7 +156,8 @@ TEST(CudaCodegen, RejectsNamesThatAreNotCIdentifiers) {
   auto c = Compile(R"(graph @f(%x: f32[4]@s0) {
   %a = aten::neg(%x) : f32[4]@s1
   return %a
-})", "9lives");
+})",
+                   "9lives");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().ToString().find("not a C identifier"), std::string::npos);
 }

@@ -5,10 +5,9 @@
 // listed in fuzz/regressions/OPEN (bugs not fixed yet) are skipped unless
 // ATENAOT_RUN_KNOWN_BUGS=1. Under --config=asan / --config=ubsan the
 // sanitizers also turn memory errors and UB into failures.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>

@@ -18,7 +18,8 @@ Status AnnotateFromRun(Graph& g, const std::vector<at::Tensor>& sample_inputs) {
   std::vector<at::Tensor> ins = CloneKeepingAliasing(sample_inputs);
   AOT_RETURN_IF_ERROR(RunReference(g, ins, opts).status().WithContext("annotating metadata"));
   std::unordered_map<const c10::StorageImpl*, int64_t> ids;
-  for (size_t i = 0; i < g.inputs().size(); ++i) ids[ins[i].storage().unsafeGetStorageImpl()] = g.inputs()[i]->meta().storage;
+  for (size_t i = 0; i < g.inputs().size(); ++i)
+    ids[ins[i].storage().unsafeGetStorageImpl()] = g.inputs()[i]->meta().storage;
   for (const Value* w : g.weight_values()) {
     auto it = values.find(w);
     if (it != values.end()) ids[it->second.storage().unsafeGetStorageImpl()] = w->meta().storage;

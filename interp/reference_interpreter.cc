@@ -2,16 +2,15 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <c10/util/ThreadLocalDebugInfo.h>
 #include <c10/core/Allocator.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
 
 #include <unordered_map>
 #include <unordered_set>
 
-#include "plan/memory_plan.h"
-
 #include "capture/libtorch_error.h"
 #include "capture/tensor_convert.h"
+#include "plan/memory_plan.h"
 
 namespace atenaot {
 namespace {
@@ -19,13 +18,17 @@ namespace {
 StatusOr<c10::IValue> LiteralToIValue(const Literal& l, const SchemaType& t) {
   using K = Literal::Kind;
   switch (l.kind) {
-    case K::kNone: return c10::IValue();
+    case K::kNone:
+      return c10::IValue();
     case K::kInt:
       if (t.base == BaseType::kFloat) return c10::IValue(static_cast<double>(l.i));
       return c10::IValue(l.i);
-    case K::kFloat: return c10::IValue(l.f);
-    case K::kBool: return c10::IValue(l.b);
-    case K::kString: return c10::IValue(l.s);
+    case K::kFloat:
+      return c10::IValue(l.f);
+    case K::kBool:
+      return c10::IValue(l.b);
+    case K::kString:
+      return c10::IValue(l.s);
     case K::kDevice:
       try {
         return c10::IValue(c10::Device(l.s));
@@ -33,10 +36,12 @@ StatusOr<c10::IValue> LiteralToIValue(const Literal& l, const SchemaType& t) {
         return InvalidArgument("bad device '" + l.s + "'");
       }
     case K::kIntList: {
-      if (t.base == BaseType::kFloat) return c10::IValue(c10::List<double>(std::vector<double>(l.ints.begin(), l.ints.end())));
+      if (t.base == BaseType::kFloat)
+        return c10::IValue(c10::List<double>(std::vector<double>(l.ints.begin(), l.ints.end())));
       return c10::IValue(c10::List<int64_t>(l.ints));
     }
-    case K::kFloatList: return c10::IValue(c10::List<double>(l.floats));
+    case K::kFloatList:
+      return c10::IValue(c10::List<double>(l.floats));
     case K::kBoolList: {
       c10::List<bool> bs;
       for (bool b : l.bools) bs.push_back(b);
@@ -70,8 +75,7 @@ class Interpreter {
       const TensorMeta& m = g.inputs()[i]->meta();
       auto d = DTypeFromAten(inputs[i].scalar_type());
       if (!d.ok() || *d != m.dtype || inputs[i].sizes().vec() != m.sizes) {
-        std::string got = std::string(c10::toString(inputs[i].scalar_type())) + " " +
-                          c10::str(inputs[i].sizes());
+        std::string got = std::string(c10::toString(inputs[i].scalar_type())) + " " + c10::str(inputs[i].sizes());
         return InvalidArgument("input " + std::to_string(i) + " (%" + g.inputs()[i]->name() + "): expected " +
                                m.ToString() + ", got " + got);
       }
@@ -115,8 +119,7 @@ class Interpreter {
   StatusOr<c10::OperatorHandle> Handle(const OpInfo& op) {
     auto it = handles_.find(&op);
     if (it != handles_.end()) return it->second;
-    auto h = c10::Dispatcher::singleton().findSchema(
-        {op.schema.ns + "::" + op.schema.name, op.schema.overload});
+    auto h = c10::Dispatcher::singleton().findSchema({op.schema.ns + "::" + op.schema.name, op.schema.overload});
     if (!h) return NotFound("LibTorch has no operator " + op.qualified_name);
     handles_.emplace(&op, *h);
     return *h;
@@ -151,7 +154,9 @@ class Interpreter {
       const Arg& a = n->args()[i];
       const SchemaType& t = op.schema.args[i].type;
       switch (a.kind) {
-        case Arg::Kind::kValue: stack.push_back(env_.at(a.value)); break;
+        case Arg::Kind::kValue:
+          stack.push_back(env_.at(a.value));
+          break;
         case Arg::Kind::kLiteral: {
           AOT_ASSIGN_OR_RETURN(c10::IValue iv, LiteralToIValue(a.literal, t));
           stack.push_back(std::move(iv));
@@ -238,7 +243,8 @@ class Interpreter {
     if (defining_.count(v)) {
       const TensorMeta& m = v->meta();
       const int64_t item = DTypeSize(m.dtype);
-      if (off % item != 0) return Internal("plan offset " + std::to_string(off) + " is not aligned for " + DTypeName(m.dtype));
+      if (off % item != 0)
+        return Internal("plan offset " + std::to_string(off) + " is not aligned for " + DTypeName(m.dtype));
       // The arena is bytes; view it at this buffer with the value's layout.
       at::Tensor dst = at::from_blob(lo, {buf.bytes / item}, at::TensorOptions().dtype(t.scalar_type()))
                            .as_strided(m.sizes, m.strides, m.offset);
@@ -248,8 +254,8 @@ class Interpreter {
     // Views and in-place results of a buffer must stay inside it.
     const uint8_t* p = static_cast<const uint8_t*>(t.data_ptr());
     if (t.numel() > 0 && (p < lo || p >= lo + buf.bytes))
-      return InvalidArgument("plan check: %" + v->name() + " should live in buffer %" + buf.name +
-                             " (arena offset " + std::to_string(off) + ") but the op returned other memory");
+      return InvalidArgument("plan check: %" + v->name() + " should live in buffer %" + buf.name + " (arena offset " +
+                             std::to_string(off) + ") but the op returned other memory");
     return t;
   }
 
@@ -273,8 +279,8 @@ class Interpreter {
   std::unordered_map<const OpInfo*, c10::OperatorHandle> handles_;
   const MemoryPlan* plan_ = nullptr;
   at::Tensor arena_;
-  std::unordered_map<int64_t, int> buffer_of_;        // storage id -> arena buffer
-  std::unordered_map<const Value*, int> defining_;    // first value of each arena buffer
+  std::unordered_map<int64_t, int> buffer_of_;      // storage id -> arena buffer
+  std::unordered_map<const Value*, int> defining_;  // first value of each arena buffer
   std::unordered_map<const Node*, std::vector<const Value*>> dies_after_;
 };
 

@@ -34,9 +34,7 @@ StatusOr<ArrayRunResult> RunOnArrays(const Graph& g, const std::vector<NpyArray>
   return r;
 }
 
-Status AnnotateFromArrays(Graph& g, const std::vector<NpyArray>& inputs) {
-  return AnnotateFromRun(g, Tensors(inputs));
-}
+Status AnnotateFromArrays(Graph& g, const std::vector<NpyArray>& inputs) { return AnnotateFromRun(g, Tensors(inputs)); }
 
 StatusOr<int64_t> MeasureEagerPeak(const Graph& g, const std::vector<NpyArray>& inputs) {
   int64_t peak = 0;

@@ -11,14 +11,42 @@ namespace atenaot {
 bool ElementAsDouble(const NpyArray& a, int64_t k, double* v) {
   const uint8_t* p = a.data.data() + k * DTypeSize(a.dtype);
   switch (a.dtype) {
-    case DType::kFloat32: { float f; std::memcpy(&f, p, 4); *v = f; return true; }
-    case DType::kFloat64: std::memcpy(v, p, 8); return true;
-    case DType::kInt64: { int64_t x; std::memcpy(&x, p, 8); *v = static_cast<double>(x); return true; }
-    case DType::kInt32: { int32_t x; std::memcpy(&x, p, 4); *v = x; return true; }
-    case DType::kInt16: { int16_t x; std::memcpy(&x, p, 2); *v = x; return true; }
-    case DType::kBool: case DType::kUInt8: *v = *p; return true;
-    case DType::kInt8: *v = static_cast<int8_t>(*p); return true;
-    default: return false;
+    case DType::kFloat32: {
+      float f;
+      std::memcpy(&f, p, 4);
+      *v = f;
+      return true;
+    }
+    case DType::kFloat64:
+      std::memcpy(v, p, 8);
+      return true;
+    case DType::kInt64: {
+      int64_t x;
+      std::memcpy(&x, p, 8);
+      *v = static_cast<double>(x);
+      return true;
+    }
+    case DType::kInt32: {
+      int32_t x;
+      std::memcpy(&x, p, 4);
+      *v = x;
+      return true;
+    }
+    case DType::kInt16: {
+      int16_t x;
+      std::memcpy(&x, p, 2);
+      *v = x;
+      return true;
+    }
+    case DType::kBool:
+    case DType::kUInt8:
+      *v = *p;
+      return true;
+    case DType::kInt8:
+      *v = static_cast<int8_t>(*p);
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -56,7 +84,10 @@ std::string CompareArrays(const NpyArray& e, const NpyArray& a, double rtol, dou
     const double x = xs[k], y = ys[k];
     if ((std::isnan(x) && std::isnan(y)) || x == y) continue;  // equal infinities included
     const double diff = std::fabs(y - x);
-    if (!(diff <= worst) && !std::isnan(worst)) { worst = diff; worst_at = static_cast<int64_t>(k); }
+    if (!(diff <= worst) && !std::isnan(worst)) {
+      worst = diff;
+      worst_at = static_cast<int64_t>(k);
+    }
     // An infinity (or NaN) on either side matches only itself (handled above):
     // rtol * |inf| would otherwise accept inf against -inf or any finite value.
     if (std::isfinite(x) && std::isfinite(y) && diff <= atol * scale + rtol * std::fabs(x)) continue;

@@ -1,11 +1,11 @@
 #include "io/compare.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace atenaot {
 namespace {
@@ -22,7 +22,8 @@ NpyArray Array(DType dt, std::vector<T> values) {
 
 TEST(Compare, IntegersAreExactForAllOfInt64) {
   const int64_t big = (int64_t{1} << 60) + 1;  // not a double
-  EXPECT_EQ(CompareArrays(Array<int64_t>(DType::kInt64, {big, 2}), Array<int64_t>(DType::kInt64, {big, 2}), -1, -1), "");
+  EXPECT_EQ(CompareArrays(Array<int64_t>(DType::kInt64, {big, 2}), Array<int64_t>(DType::kInt64, {big, 2}), -1, -1),
+            "");
   EXPECT_EQ(CompareArrays(Array<int64_t>(DType::kInt64, {big, 2}), Array<int64_t>(DType::kInt64, {big - 1, 2}), 1, 1),
             "1 of 2 elements differ");
 }
@@ -37,8 +38,8 @@ TEST(Compare, DtypeAndShapeMustMatch) {
 // atol scales with the largest finite |expected|: 100-sized logits may
 // differ by 1e-3 with atol 1e-5, 1-sized ones may not.
 TEST(Compare, AtolIsRelativeToTheArraysScale) {
-  EXPECT_EQ(CompareArrays(Array<float>(DType::kFloat32, {100, 0}), Array<float>(DType::kFloat32, {100, 5e-4f}), 0, 1e-5),
-            "");
+  EXPECT_EQ(
+      CompareArrays(Array<float>(DType::kFloat32, {100, 0}), Array<float>(DType::kFloat32, {100, 5e-4f}), 0, 1e-5), "");
   const std::string why =
       CompareArrays(Array<float>(DType::kFloat32, {1, 0}), Array<float>(DType::kFloat32, {1, 5e-4f}), 0, 1e-5);
   EXPECT_NE(why.find("1 of 2 elements differ (max abs diff 0.0005"), std::string::npos) << why;

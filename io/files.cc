@@ -1,14 +1,13 @@
 #include "io/files.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <dirent.h>
-
 #include <atomic>
-#include <cstdlib>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace atenaot {
@@ -27,7 +26,9 @@ const char* KindOf(mode_t m) {
 class Fd {
  public:
   explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { if (fd_ >= 0) close(fd_); }
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
   int get() const { return fd_; }
 
  private:
@@ -43,7 +44,7 @@ StatusOr<std::string> ReadFileBytes(const std::string& path, const std::string& 
   // O_NONBLOCK: opening a FIFO without a writer must not wait for one.
   Fd fd(open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0) return IoError("cannot open " + what + " '" + path + "': " + std::strerror(errno));
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd.get(), &st) != 0) return IoError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
   if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
     return IoError("cannot read " + what + " '" + path + "': it is " + KindOf(st.st_mode) +
@@ -95,7 +96,7 @@ Status MakeDirs(const std::string& dir) {
     if (mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
       return IoError("cannot create directory '" + cur + "': " + std::strerror(errno));
   }
-  struct stat st{};
+  struct stat st {};
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return IoError("'" + dir + "' is not a directory");
   return Status::Ok();
 }
@@ -116,7 +117,8 @@ StatusOr<std::unique_ptr<StagedDir>> StagedDir::Begin(const std::string& dir) {
 StagedDir::~StagedDir() {
   if (DIR* dp = opendir(tmp_.c_str())) {  // only files: the builders make no subdirectories
     while (dirent* e = readdir(dp))
-      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) unlink((tmp_ + "/" + e->d_name).c_str());
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+        unlink((tmp_ + "/" + e->d_name).c_str());
     closedir(dp);
   }
   rmdir(tmp_.c_str());
@@ -124,7 +126,7 @@ StagedDir::~StagedDir() {
 
 Status StagedDir::Commit(const std::vector<std::string>& files) {
   for (const std::string& f : files) {
-    struct stat st{};
+    struct stat st {};
     if (stat((tmp_ + "/" + f).c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
       return Internal("the build did not produce " + f + " (nothing was written to '" + dir_ + "')");
   }

@@ -1,10 +1,10 @@
 #include "io/npy.h"
 
-#include "io/files.h"
-
 #include <cctype>
 #include <cstring>
 #include <iterator>
+
+#include "io/files.h"
 
 namespace atenaot {
 namespace {
@@ -90,7 +90,8 @@ StatusOr<NpyArray> ParseNpy(const std::string& b, const std::string& what) {
   size_t p = FindKey(h, "descr");
   if (p == std::string::npos) return bad("header has no 'descr'");
   SkipWs(h, &p);
-  if (p >= h.size() || (h[p] != '\'' && h[p] != '"')) return bad("'descr' is not a string (structured dtypes are not supported)");
+  if (p >= h.size() || (h[p] != '\'' && h[p] != '"'))
+    return bad("'descr' is not a string (structured dtypes are not supported)");
   char q = h[p++];
   size_t e = h.find(q, p);
   if (e == std::string::npos) return bad("unterminated 'descr'");
@@ -107,16 +108,22 @@ StatusOr<NpyArray> ParseNpy(const std::string& b, const std::string& what) {
   NpyArray a;
   bool found = false;
   for (const DescrRow& r : kDescr)
-    if (code == r.descr) { a.dtype = r.dtype; found = true; }
+    if (code == r.descr) {
+      a.dtype = r.dtype;
+      found = true;
+    }
   if (!found) return unsupported("unsupported dtype '" + descr + "'");
 
   // fortran_order
   p = FindKey(h, "fortran_order");
   if (p == std::string::npos) return bad("header has no 'fortran_order'");
   SkipWs(h, &p);
-  if (h.compare(p, 4, "True") == 0) a.fortran_order = true;
-  else if (h.compare(p, 5, "False") == 0) a.fortran_order = false;
-  else return bad("'fortran_order' is not True or False");
+  if (h.compare(p, 4, "True") == 0)
+    a.fortran_order = true;
+  else if (h.compare(p, 5, "False") == 0)
+    a.fortran_order = false;
+  else
+    return bad("'fortran_order' is not True or False");
 
   // shape
   p = FindKey(h, "shape");
@@ -137,8 +144,10 @@ StatusOr<NpyArray> ParseNpy(const std::string& b, const std::string& what) {
     if (p < h.size() && h[p] == 'L') ++p;  // Python 2 long suffix
     a.shape.push_back(v);
     SkipWs(h, &p);
-    if (p < h.size() && h[p] == ',') ++p;
-    else if (p < h.size() && h[p] != ')') return bad("'shape' dimensions are not separated by ','");
+    if (p < h.size() && h[p] == ',')
+      ++p;
+    else if (p < h.size() && h[p] != ')')
+      return bad("'shape' dimensions are not separated by ','");
   }
   if (a.shape.size() > 32) return bad("too many dimensions");
   // Overflow-safe element count. A 0 dimension makes the array empty, but the
@@ -154,8 +163,8 @@ StatusOr<NpyArray> ParseNpy(const std::string& b, const std::string& what) {
   const size_t data_start = header_start + header_len;
   if (b.size() - data_start < need)
     return bad("data is " + std::to_string(b.size() - data_start) + " bytes, shape needs " + std::to_string(need));
-  if (b.size() - data_start > need) return bad("file has " + std::to_string(b.size() - data_start - need) +
-                                               " bytes after the data");
+  if (b.size() - data_start > need)
+    return bad("file has " + std::to_string(b.size() - data_start - need) + " bytes after the data");
   a.data.assign(b.begin() + static_cast<std::ptrdiff_t>(data_start), b.end());
   if (a.dtype == DType::kBool)
     for (uint8_t& v : a.data)

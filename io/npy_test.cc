@@ -1,8 +1,8 @@
 #include "io/npy.h"
 
-#include <cstring>
-
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 namespace atenaot {
 namespace {

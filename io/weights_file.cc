@@ -1,11 +1,11 @@
 #include "io/weights_file.h"
 
-#include "io/files.h"
-#include "runtime/aot_crc32.h"
-
 #include <algorithm>
 #include <cstring>
 #include <vector>
+
+#include "io/files.h"
+#include "runtime/aot_crc32.h"
 
 namespace atenaot {
 namespace {
@@ -49,7 +49,8 @@ class Reader {
 Status WriteWeightsFile(const std::string& path, const std::unordered_map<std::string, WeightData>& weights) {
   std::vector<const std::pair<const std::string, WeightData>*> entries;
   for (const auto& kv : weights) entries.push_back(&kv);
-  std::sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->first < b->first; });  // deterministic files
+  std::sort(entries.begin(), entries.end(),
+            [](auto* a, auto* b) { return a->first < b->first; });  // deterministic files
   std::string out(kMagic, 4);
   Put<uint32_t>(&out, kVersion);
   Put<uint32_t>(&out, static_cast<uint32_t>(entries.size()));
@@ -78,7 +79,8 @@ StatusOr<std::unordered_map<std::string, WeightData>> ReadWeightsFile(const std:
   uint32_t version = 0, count = 0;
   AOT_RETURN_IF_ERROR(r.Get(&version));
   if (version == 1)
-    return InvalidArgument("weights file '" + path + "' has version 1, which has no checksums: write it again with "
+    return InvalidArgument("weights file '" + path +
+                           "' has version 1, which has no checksums: write it again with "
                            "this atenaot (atenaot dump MODEL -o FILE)");
   if (version != kVersion)
     return InvalidArgument("weights file '" + path + "' has version " + std::to_string(version) + ", expected " +
@@ -110,8 +112,8 @@ StatusOr<std::unordered_map<std::string, WeightData>> ReadWeightsFile(const std:
     // Bounded sizes first: an overflowing product could wrap to the byte count.
     std::string too_big = w.meta.SizeError();
     if (!too_big.empty())
-      return InvalidArgument("weights file '" + path + "': \"" + key + "\" has sizes " + w.meta.ToString() +
-                             " with " + too_big);
+      return InvalidArgument("weights file '" + path + "': \"" + key + "\" has sizes " + w.meta.ToString() + " with " +
+                             too_big);
     AOT_RETURN_IF_ERROR(r.Get(&nbytes));
     if (nbytes != static_cast<uint64_t>(w.meta.numel() * DTypeSize(w.meta.dtype)))
       return InvalidArgument("weights file '" + path + "': \"" + key + "\" has a wrong byte count");

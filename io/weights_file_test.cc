@@ -1,13 +1,13 @@
 #include "io/weights_file.h"
 
-#include "runtime/aot_crc32.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
+
+#include "runtime/aot_crc32.h"
 
 namespace atenaot {
 namespace {

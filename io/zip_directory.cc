@@ -34,7 +34,10 @@ StatusOr<std::vector<ZipEntry>> ReadZipDirectory(const std::string& data) {
   // The end record is the last 22 bytes plus a comment of up to 65535 bytes.
   uint64_t eocd = b.size();
   for (uint64_t at = b.size() - 22 + 1; at-- > 0 && b.size() - at <= 22 + 65535;)
-    if (b.Le(at, 4) == kEndOfDirectory) { eocd = at; break; }
+    if (b.Le(at, 4) == kEndOfDirectory) {
+      eocd = at;
+      break;
+    }
   if (eocd == b.size()) return Corrupt("no end-of-directory record");
   uint64_t count = b.Le(eocd + 10, 2), dir_size = b.Le(eocd + 12, 4), dir_at = b.Le(eocd + 16, 4);
   if (count == 0xFFFF || dir_size == 0xFFFFFFFF || dir_at == 0xFFFFFFFF) {  // ZIP64

@@ -121,8 +121,10 @@ void Graph::RemoveUse(Value* v, int slot) {
     output_use_slots_[static_cast<size_t>(moved.arg)] = slot;
   } else {
     Arg& a = moved.user->args_[static_cast<size_t>(moved.arg)];
-    if (moved.elem < 0) a.use_slot = slot;
-    else a.list_use_slots[static_cast<size_t>(moved.elem)] = slot;
+    if (moved.elem < 0)
+      a.use_slot = slot;
+    else
+      a.list_use_slots[static_cast<size_t>(moved.elem)] = slot;
   }
 }
 
@@ -203,11 +205,17 @@ Node* Graph::CreateNode(const OpInfo* op, std::vector<Arg> args, int num_outputs
   if (before) {
     raw->next_ = before;
     raw->prev_ = before->prev_;
-    if (before->prev_) before->prev_->next_ = raw; else head_ = raw;
+    if (before->prev_)
+      before->prev_->next_ = raw;
+    else
+      head_ = raw;
     before->prev_ = raw;
   } else {
     raw->prev_ = tail_;
-    if (tail_) tail_->next_ = raw; else head_ = raw;
+    if (tail_)
+      tail_->next_ = raw;
+    else
+      head_ = raw;
     tail_ = raw;
   }
   ++num_nodes_;
@@ -217,19 +225,34 @@ Node* Graph::CreateNode(const OpInfo* op, std::vector<Arg> args, int num_outputs
 void Graph::MoveBefore(Node* n, Node* before) {
   if (n == before) return;
   // Unlink.
-  if (n->prev_) n->prev_->next_ = n->next_; else head_ = n->next_;
-  if (n->next_) n->next_->prev_ = n->prev_; else tail_ = n->prev_;
+  if (n->prev_)
+    n->prev_->next_ = n->next_;
+  else
+    head_ = n->next_;
+  if (n->next_)
+    n->next_->prev_ = n->prev_;
+  else
+    tail_ = n->prev_;
   // Relink.
   n->next_ = before;
   n->prev_ = before->prev_;
-  if (before->prev_) before->prev_->next_ = n; else head_ = n;
+  if (before->prev_)
+    before->prev_->next_ = n;
+  else
+    head_ = n;
   before->prev_ = n;
 }
 
 void Graph::Destroy(Node* n) {
   for (int i = 0; i < static_cast<int>(n->args_.size()); ++i) DropArgUses(n, i);
-  if (n->prev_) n->prev_->next_ = n->next_; else head_ = n->next_;
-  if (n->next_) n->next_->prev_ = n->prev_; else tail_ = n->prev_;
+  if (n->prev_)
+    n->prev_->next_ = n->next_;
+  else
+    head_ = n->next_;
+  if (n->next_)
+    n->next_->prev_ = n->prev_;
+  else
+    tail_ = n->prev_;
   n->prev_ = n->next_ = nullptr;
   n->alive_ = false;
   for (Value* v : n->outputs_) by_name_.erase(v->name_);

@@ -42,12 +42,9 @@ struct TensorMeta {
   // planner's sums cannot overflow; else what is too large. Readers of
   // untrusted text or files check this before using a meta.
   std::string SizeError() const;
-  bool SameShapeAndType(const TensorMeta& o) const {
-    return dtype == o.dtype && sizes == o.sizes;
-  }
+  bool SameShapeAndType(const TensorMeta& o) const { return dtype == o.dtype && sizes == o.sizes; }
   bool operator==(const TensorMeta& o) const {
-    return dtype == o.dtype && sizes == o.sizes && strides == o.strides && offset == o.offset &&
-           storage == o.storage;
+    return dtype == o.dtype && sizes == o.sizes && strides == o.strides && offset == o.offset && storage == o.storage;
   }
   // "f32[2,3]", "f32[3]{4}+1": the type part of IR text (storage printed apart).
   std::string ToString() const;
@@ -103,9 +100,24 @@ struct Arg {
   int use_slot = -1;
   std::vector<int> list_use_slots;
 
-  static Arg Of(Value* v) { Arg a; a.kind = Kind::kValue; a.value = v; return a; }
-  static Arg Of(Literal l) { Arg a; a.kind = Kind::kLiteral; a.literal = std::move(l); return a; }
-  static Arg List(std::vector<Value*> vs) { Arg a; a.kind = Kind::kValueList; a.list = std::move(vs); return a; }
+  static Arg Of(Value* v) {
+    Arg a;
+    a.kind = Kind::kValue;
+    a.value = v;
+    return a;
+  }
+  static Arg Of(Literal l) {
+    Arg a;
+    a.kind = Kind::kLiteral;
+    a.literal = std::move(l);
+    return a;
+  }
+  static Arg List(std::vector<Value*> vs) {
+    Arg a;
+    a.kind = Kind::kValueList;
+    a.list = std::move(vs);
+    return a;
+  }
 };
 
 class Node {
@@ -157,7 +169,7 @@ struct OutputTree {
 };
 
 struct WeightData {
-  TensorMeta meta;            // contiguous layout of `bytes`
+  TensorMeta meta;  // contiguous layout of `bytes`
   std::vector<uint8_t> bytes;
 };
 
@@ -204,7 +216,10 @@ class Graph {
     struct It {
       Node* n;
       Node* operator*() const { return n; }
-      It& operator++() { n = n->next(); return *this; }
+      It& operator++() {
+        n = n->next();
+        return *this;
+      }
       bool operator!=(const It& o) const { return n != o.n; }
     };
     Node* head;

@@ -40,7 +40,8 @@ TEST(Graph, BuildReplaceAndDestroy) {
   Value* x = g.AddInput("x", Meta({2}, 0));
   Node* a = g.CreateNode(t.Find("aten::relu"), {Arg::Of(x)}, 1);
   a->output()->mutable_meta() = Meta({2}, 1);
-  Node* b = g.CreateNode(t.Find("aten::add.Tensor"), {Arg::Of(a->output()), Arg::Of(a->output()), Arg::Of(Literal::Int(1))}, 1);
+  Node* b = g.CreateNode(t.Find("aten::add.Tensor"),
+                         {Arg::Of(a->output()), Arg::Of(a->output()), Arg::Of(Literal::Int(1))}, 1);
   b->output()->mutable_meta() = Meta({2}, 2);
   g.SetOutputs({b->output()}, OutputTree{});
   ASSERT_TRUE(VerifyGraph(g).ok());

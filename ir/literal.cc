@@ -11,15 +11,23 @@ namespace atenaot {
 bool Literal::operator==(const Literal& o) const {
   if (kind != o.kind) return false;
   switch (kind) {
-    case Kind::kNone: return true;
-    case Kind::kInt: return i == o.i;
-    case Kind::kFloat: return (std::isnan(f) && std::isnan(o.f)) || f == o.f;
-    case Kind::kBool: return b == o.b;
+    case Kind::kNone:
+      return true;
+    case Kind::kInt:
+      return i == o.i;
+    case Kind::kFloat:
+      return (std::isnan(f) && std::isnan(o.f)) || f == o.f;
+    case Kind::kBool:
+      return b == o.b;
     case Kind::kString:
-    case Kind::kDevice: return s == o.s;
-    case Kind::kIntList: return ints == o.ints;
-    case Kind::kFloatList: return floats == o.floats;
-    case Kind::kBoolList: return bools == o.bools;
+    case Kind::kDevice:
+      return s == o.s;
+    case Kind::kIntList:
+      return ints == o.ints;
+    case Kind::kFloatList:
+      return floats == o.floats;
+    case Kind::kBoolList:
+      return bools == o.bools;
   }
   return false;
 }
@@ -40,9 +48,13 @@ namespace {
 std::string Quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') { out += '\\'; out += c; }
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out + "\"";
 }
@@ -61,15 +73,24 @@ std::string JoinList(const std::vector<T>& v, F f) {
 
 std::string Literal::ToString() const {
   switch (kind) {
-    case Kind::kNone: return "none";
-    case Kind::kInt: return std::to_string(i);
-    case Kind::kFloat: return FormatDouble(f);
-    case Kind::kBool: return b ? "true" : "false";
-    case Kind::kString: return Quote(s);
-    case Kind::kDevice: return "device(" + Quote(s) + ")";
-    case Kind::kIntList: return JoinList(ints, [](int64_t x) { return std::to_string(x); });
-    case Kind::kFloatList: return JoinList(floats, [](double x) { return FormatDouble(x); });
-    case Kind::kBoolList: return JoinList(bools, [](bool x) { return std::string(x ? "true" : "false"); });
+    case Kind::kNone:
+      return "none";
+    case Kind::kInt:
+      return std::to_string(i);
+    case Kind::kFloat:
+      return FormatDouble(f);
+    case Kind::kBool:
+      return b ? "true" : "false";
+    case Kind::kString:
+      return Quote(s);
+    case Kind::kDevice:
+      return "device(" + Quote(s) + ")";
+    case Kind::kIntList:
+      return JoinList(ints, [](int64_t x) { return std::to_string(x); });
+    case Kind::kFloatList:
+      return JoinList(floats, [](double x) { return FormatDouble(x); });
+    case Kind::kBoolList:
+      return JoinList(bools, [](bool x) { return std::string(x ? "true" : "false"); });
   }
   return "?";
 }

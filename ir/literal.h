@@ -21,14 +21,54 @@ struct Literal {
   std::vector<bool> bools;
 
   static Literal None() { return Literal(); }
-  static Literal Int(int64_t v) { Literal l; l.kind = Kind::kInt; l.i = v; return l; }
-  static Literal Float(double v) { Literal l; l.kind = Kind::kFloat; l.f = v; return l; }
-  static Literal Bool(bool v) { Literal l; l.kind = Kind::kBool; l.b = v; return l; }
-  static Literal String(std::string v) { Literal l; l.kind = Kind::kString; l.s = std::move(v); return l; }
-  static Literal Device(std::string v) { Literal l; l.kind = Kind::kDevice; l.s = std::move(v); return l; }
-  static Literal IntList(std::vector<int64_t> v) { Literal l; l.kind = Kind::kIntList; l.ints = std::move(v); return l; }
-  static Literal FloatList(std::vector<double> v) { Literal l; l.kind = Kind::kFloatList; l.floats = std::move(v); return l; }
-  static Literal BoolList(std::vector<bool> v) { Literal l; l.kind = Kind::kBoolList; l.bools = std::move(v); return l; }
+  static Literal Int(int64_t v) {
+    Literal l;
+    l.kind = Kind::kInt;
+    l.i = v;
+    return l;
+  }
+  static Literal Float(double v) {
+    Literal l;
+    l.kind = Kind::kFloat;
+    l.f = v;
+    return l;
+  }
+  static Literal Bool(bool v) {
+    Literal l;
+    l.kind = Kind::kBool;
+    l.b = v;
+    return l;
+  }
+  static Literal String(std::string v) {
+    Literal l;
+    l.kind = Kind::kString;
+    l.s = std::move(v);
+    return l;
+  }
+  static Literal Device(std::string v) {
+    Literal l;
+    l.kind = Kind::kDevice;
+    l.s = std::move(v);
+    return l;
+  }
+  static Literal IntList(std::vector<int64_t> v) {
+    Literal l;
+    l.kind = Kind::kIntList;
+    l.ints = std::move(v);
+    return l;
+  }
+  static Literal FloatList(std::vector<double> v) {
+    Literal l;
+    l.kind = Kind::kFloatList;
+    l.floats = std::move(v);
+    return l;
+  }
+  static Literal BoolList(std::vector<bool> v) {
+    Literal l;
+    l.kind = Kind::kBoolList;
+    l.bools = std::move(v);
+    return l;
+  }
 
   bool operator==(const Literal& o) const;
   bool operator!=(const Literal& o) const { return !(*this == o); }

@@ -6,12 +6,18 @@ namespace atenaot {
 
 const char* OpKindName(OpKind k) {
   switch (k) {
-    case OpKind::kFunctional: return "functional";
-    case OpKind::kView: return "view";
-    case OpKind::kInplace: return "inplace";
-    case OpKind::kOut: return "out";
-    case OpKind::kOtherMutable: return "other_mutable";
-    case OpKind::kOther: return "other";
+    case OpKind::kFunctional:
+      return "functional";
+    case OpKind::kView:
+      return "view";
+    case OpKind::kInplace:
+      return "inplace";
+    case OpKind::kOut:
+      return "out";
+    case OpKind::kOtherMutable:
+      return "other_mutable";
+    case OpKind::kOther:
+      return "other";
   }
   return "?";
 }
@@ -31,7 +37,10 @@ std::unique_ptr<OpTable> OpTable::FromSchemaStrings(const std::vector<std::strin
   for (const std::string& line : schemas) {
     if (line.empty() || line[0] == '#') continue;
     StatusOr<OpSchema> s = ParseSchema(line);
-    if (!s.ok()) { ++t->parse_failures_; continue; }
+    if (!s.ok()) {
+      ++t->parse_failures_;
+      continue;
+    }
     auto op = std::make_unique<OpInfo>();
     op->schema = std::move(s).value();
     op->qualified_name = op->schema.QualifiedName();
@@ -89,22 +98,26 @@ void OpTable::Classify(OpInfo* op) {
     wildcard |= r.alias.wildcard && r.alias.set.empty();
     op->return_alias_arg.push_back(aliased);
   }
-  if (wildcard) op->kind = OpKind::kOther;
-  else if (any_out) op->kind = OpKind::kOut;
+  if (wildcard)
+    op->kind = OpKind::kOther;
+  else if (any_out)
+    op->kind = OpKind::kOut;
   else if (op->written_args.size() == 1 && op->written_args[0] == 0 && s.returns.size() == 1 &&
            op->return_alias_arg[0] == 0)
     op->kind = OpKind::kInplace;
-  else if (!op->written_args.empty()) op->kind = OpKind::kOtherMutable;
-  else if (any_alias) op->kind = OpKind::kView;
-  else op->kind = OpKind::kFunctional;
+  else if (!op->written_args.empty())
+    op->kind = OpKind::kOtherMutable;
+  else if (any_alias)
+    op->kind = OpKind::kView;
+  else
+    op->kind = OpKind::kFunctional;
 }
 
 namespace {
 
 // Same types, names ignored, alias annotations ignored.
 bool SameType(const SchemaType& a, const SchemaType& b) {
-  return a.base == b.base && a.list == b.list && a.optional == b.optional &&
-         a.elem_optional == b.elem_optional;
+  return a.base == b.base && a.list == b.list && a.optional == b.optional && a.elem_optional == b.elem_optional;
 }
 
 // True when `twin` takes exactly `args`: same order, types and keyword-only
@@ -175,9 +188,9 @@ void OpTable::LinkTwins() {
         copy->view_of_copy = op;
       }
       // view(self, args...) -> view_scatter(self, src, args...).
-      OpInfo* scatter = FindTwin(by_base_[s.ns + "::" + s.name + "_scatter"], ArgPtrs(s, 1, false), 2, [](const OpInfo* c) {
-        return c->kind == OpKind::kFunctional && c->schema.args.size() >= 2;
-      });
+      OpInfo* scatter =
+          FindTwin(by_base_[s.ns + "::" + s.name + "_scatter"], ArgPtrs(s, 1, false), 2,
+                   [](const OpInfo* c) { return c->kind == OpKind::kFunctional && c->schema.args.size() >= 2; });
       if (scatter) {
         op->scatter = scatter;
         scatter->scatter_view = op;

@@ -32,11 +32,11 @@ struct OpInfo {
   std::vector<int> written_args;      // indices of (a!) arguments
   std::vector<int> return_alias_arg;  // per return: aliased argument index or -1
   // Twins (nullptr when none). Filled by OpTable after all schemas are known.
-  const OpInfo* functional = nullptr;  // add_ / add.out -> add.Tensor; index_put_ -> index_put
-  const OpInfo* inplace = nullptr;     // add.Tensor -> add_.Tensor (inverse of the above)
-  const OpInfo* view_copy = nullptr;   // select.int -> select_copy.int
+  const OpInfo* functional = nullptr;    // add_ / add.out -> add.Tensor; index_put_ -> index_put
+  const OpInfo* inplace = nullptr;       // add.Tensor -> add_.Tensor (inverse of the above)
+  const OpInfo* view_copy = nullptr;     // select.int -> select_copy.int
   const OpInfo* view_of_copy = nullptr;  // select_copy.int -> select.int
-  const OpInfo* scatter = nullptr;     // select.int -> select_scatter
+  const OpInfo* scatter = nullptr;       // select.int -> select_scatter
   const OpInfo* scatter_view = nullptr;  // select_scatter -> select.int
 
   bool Writes() const { return !written_args.empty(); }

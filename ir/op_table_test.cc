@@ -55,7 +55,7 @@ TEST(OpTable, FunctionalTwins) {
   EXPECT_EQ(Op("aten::add.Tensor").inplace, &Op("aten::add_.Tensor"));
   EXPECT_EQ(Op("aten::ge.Tensor").inplace, &Op("aten::ge_.Tensor"));
   // View-like in-place ops have no functional twin of the same name.
-  EXPECT_EQ(Op("aten::transpose_").functional, &Op("aten::transpose.int")) ;
+  EXPECT_EQ(Op("aten::transpose_").functional, &Op("aten::transpose.int"));
   // Twins whose arguments are named differently (self vs input) match by type.
   EXPECT_EQ(Op("aten::dropout_").functional, &Op("aten::dropout"));
   EXPECT_EQ(Op("aten::feature_dropout_").functional, &Op("aten::feature_dropout"));
@@ -92,8 +92,8 @@ TEST(OpTable, ViewCopyTwinsAndScatterInverses) {
 }
 
 TEST(OpTable, BuildsFromStringsAndSkipsBadLines) {
-  auto t = OpTable::FromSchemaStrings({"aten::relu(Tensor self) -> Tensor", "garbage",
-                                       "aten::relu_(Tensor(a!) self) -> Tensor(a!)"});
+  auto t = OpTable::FromSchemaStrings(
+      {"aten::relu(Tensor self) -> Tensor", "garbage", "aten::relu_(Tensor(a!) self) -> Tensor(a!)"});
   EXPECT_EQ(t->size(), 2u);
   EXPECT_EQ(t->parse_failures(), 1);
   EXPECT_EQ(t->Find("aten::relu_")->functional, t->Find("aten::relu"));

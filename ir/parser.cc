@@ -34,7 +34,10 @@ class IrParser {
     while (!Peek(')')) {
       AOT_RETURN_IF_ERROR(ParseInput());
       Skip();
-      if (Eat(',')) { Skip(); continue; }
+      if (Eat(',')) {
+        Skip();
+        continue;
+      }
       if (!Peek(')')) return Fail("expected ',' or ')' after a graph input");
     }
     ++p_;
@@ -42,7 +45,10 @@ class IrParser {
     while (true) {
       Skip();
       if (p_ >= t_.size()) return Fail("unexpected end of input: missing 'return'");
-      if (EatWord("weight")) { AOT_RETURN_IF_ERROR(ParseWeight()); continue; }
+      if (EatWord("weight")) {
+        AOT_RETURN_IF_ERROR(ParseWeight());
+        continue;
+      }
       if (EatWord("return")) break;
       AOT_RETURN_IF_ERROR(ParseNode());
     }
@@ -61,14 +67,22 @@ class IrParser {
   Status Fail(const std::string& why) const {
     int line = 1, col = 1;
     for (size_t i = 0; i < p_ && i < t_.size(); ++i) {
-      if (t_[i] == '\n') { ++line; col = 1; } else { ++col; }
+      if (t_[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
     }
     return InvalidArgument("IR text " + std::to_string(line) + ":" + std::to_string(col) + ": " + why);
   }
   void Skip() {
     while (p_ < t_.size()) {
       char c = t_[p_];
-      if (std::isspace(static_cast<unsigned char>(c))) { ++p_; continue; }
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        ++p_;
+        continue;
+      }
       if (c == '#' || (c == '/' && p_ + 1 < t_.size() && t_[p_ + 1] == '/')) {
         while (p_ < t_.size() && t_[p_] != '\n') ++p_;
         continue;
@@ -77,15 +91,19 @@ class IrParser {
     }
   }
   bool Peek(char c) const { return p_ < t_.size() && t_[p_] == c; }
-  bool Eat(char c) { if (Peek(c)) { ++p_; return true; } return false; }
+  bool Eat(char c) {
+    if (Peek(c)) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
   Status Expect(char c) {
     Skip();
     if (!Eat(c)) return Fail(std::string("expected '") + c + "'");
     return Status::Ok();
   }
-  static bool NameChar(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-  }
+  static bool NameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
   bool EatWord(const char* w) {
     size_t n = std::char_traits<char>::length(w);
     if (t_.compare(p_, n, w) == 0 && (p_ + n >= t_.size() || !NameChar(t_[p_ + n]))) {
@@ -110,7 +128,10 @@ class IrParser {
     size_t at = p_;
     AOT_ASSIGN_OR_RETURN(std::string n, RefName());
     Value* v = g_->FindValue(n);
-    if (!v) { p_ = at; return Fail("use of undefined value %" + n); }
+    if (!v) {
+      p_ = at;
+      return Fail("use of undefined value %" + n);
+    }
     return v;
   }
   StatusOr<int64_t> Int() {
@@ -147,19 +168,25 @@ class IrParser {
     size_t at = p_;
     std::string dt = Name();
     auto dtype = DTypeFromName(dt);
-    if (!dtype) { p_ = at; return Fail("unknown dtype '" + dt + "'"); }
+    if (!dtype) {
+      p_ = at;
+      return Fail("unknown dtype '" + dt + "'");
+    }
     TensorMeta m;
     m.dtype = *dtype;
     if (!Eat('[')) return Fail("expected '[' after the dtype");
     AOT_RETURN_IF_ERROR(IntList(']', &m.sizes));
-    for (int64_t s : m.sizes) if (s < 0) return Fail("negative size in a tensor type");
+    for (int64_t s : m.sizes)
+      if (s < 0) return Fail("negative size in a tensor type");
     m.strides = ContiguousStrides(m.sizes);
     if (Eat('{')) {
       m.strides.clear();
       AOT_RETURN_IF_ERROR(IntList('}', &m.strides));
       if (m.strides.size() != m.sizes.size()) return Fail("strides and sizes differ in rank");
     }
-    if (Eat('+')) { AOT_ASSIGN_OR_RETURN(m.offset, Int()); }
+    if (Eat('+')) {
+      AOT_ASSIGN_OR_RETURN(m.offset, Int());
+    }
     if (!Eat('@') || !Eat('s')) return Fail("expected '@sN' (storage id) after the tensor type");
     AOT_ASSIGN_OR_RETURN(m.storage, Int());
     if (m.storage < 0) return Fail("negative storage id");
@@ -167,7 +194,10 @@ class IrParser {
       return Fail("storage id " + std::to_string(m.storage) + " is too large (at most " +
                   std::to_string(kMaxStorageId) + ")");
     std::string too_big = m.SizeError();
-    if (!too_big.empty()) { p_ = at; return Fail("tensor type " + m.ToString() + " has " + too_big); }
+    if (!too_big.empty()) {
+      p_ = at;
+      return Fail("tensor type " + m.ToString() + " has " + too_big);
+    }
     return m;
   }
   Status IntList(char close, std::vector<int64_t>* out) {
@@ -176,7 +206,10 @@ class IrParser {
       AOT_ASSIGN_OR_RETURN(int64_t v, Int());
       out->push_back(v);
       Skip();
-      if (Eat(',')) { Skip(); continue; }
+      if (Eat(',')) {
+        Skip();
+        continue;
+      }
       if (!Peek(close)) return Fail(std::string("expected ',' or '") + close + "'");
     }
     return Status::Ok();
@@ -185,7 +218,10 @@ class IrParser {
   Status ParseInput() {
     size_t at = p_;
     AOT_ASSIGN_OR_RETURN(std::string n, RefName());
-    if (g_->FindValue(n)) { p_ = at; return Fail("redefinition of %" + n); }
+    if (g_->FindValue(n)) {
+      p_ = at;
+      return Fail("redefinition of %" + n);
+    }
     AOT_RETURN_IF_ERROR(Expect(':'));
     AOT_ASSIGN_OR_RETURN(TensorMeta m, Type());
     g_->AddInput(n, m);
@@ -195,7 +231,10 @@ class IrParser {
   Status ParseWeight() {
     size_t at = p_;
     AOT_ASSIGN_OR_RETURN(std::string n, RefName());
-    if (g_->FindValue(n)) { p_ = at; return Fail("redefinition of %" + n); }
+    if (g_->FindValue(n)) {
+      p_ = at;
+      return Fail("redefinition of %" + n);
+    }
     AOT_RETURN_IF_ERROR(Expect(':'));
     AOT_ASSIGN_OR_RETURN(TensorMeta m, Type());
     AOT_RETURN_IF_ERROR(Expect('='));
@@ -222,7 +261,7 @@ class IrParser {
     AOT_RETURN_IF_ERROR(CheckDepth());
     Skip();
     if (Peek('%')) {
-      AOT_ASSIGN_OR_RETURN(Value* v, Ref());
+      AOT_ASSIGN_OR_RETURN(Value * v, Ref());
       *out = Arg::Of(v);
       return Status::Ok();
     }
@@ -234,18 +273,20 @@ class IrParser {
       while (!Eat(']')) {
         Arg e;
         AOT_RETURN_IF_ERROR(ParseArgText(&e));
-        if (e.kind == Arg::Kind::kValue) { has_value = true; values.push_back(e.value); }
-        else if (e.kind == Arg::Kind::kLiteral) {
+        if (e.kind == Arg::Kind::kValue) {
+          has_value = true;
+          values.push_back(e.value);
+        } else if (e.kind == Arg::Kind::kLiteral) {
           if (e.literal.kind == Literal::Kind::kNone) values.push_back(nullptr);
           items.push_back(e.literal);
-        } else return Fail("nested lists are not supported");
+        } else
+          return Fail("nested lists are not supported");
         Skip();
         if (Eat(',')) continue;
         if (!Peek(']')) return Fail("expected ',' or ']'");
       }
       if (has_value) {
-        if (values.size() != std::max(items.size(), values.size()) ||
-            values.size() < items.size())
+        if (values.size() != std::max(items.size(), values.size()) || values.size() < items.size())
           return Fail("a list mixes values and literals");
         for (const Literal& l : items)
           if (l.kind != Literal::Kind::kNone) return Fail("a list mixes values and literals");
@@ -263,10 +304,12 @@ class IrParser {
   Status LiteralList(const std::vector<Literal>& items, Arg* out) {
     bool any_float = false, all_bool = !items.empty(), all_none = !items.empty();
     for (const Literal& l : items) {
-      if (l.kind == Literal::Kind::kFloat) any_float = true;
-      else if (l.kind == Literal::Kind::kBool) {}
-      else if (l.kind == Literal::Kind::kNone) {}
-      else if (l.kind != Literal::Kind::kInt) return Fail("unsupported list element " + l.ToString());
+      if (l.kind == Literal::Kind::kFloat)
+        any_float = true;
+      else if (l.kind == Literal::Kind::kBool) {
+      } else if (l.kind == Literal::Kind::kNone) {
+      } else if (l.kind != Literal::Kind::kInt)
+        return Fail("unsupported list element " + l.ToString());
       if (l.kind != Literal::Kind::kBool) all_bool = false;
       if (l.kind != Literal::Kind::kNone) all_none = false;
     }
@@ -299,11 +342,26 @@ class IrParser {
 
   Status ScalarLiteral(Literal* l) {
     Skip();
-    if (EatWord("none")) { *l = Literal::None(); return Status::Ok(); }
-    if (EatWord("true")) { *l = Literal::Bool(true); return Status::Ok(); }
-    if (EatWord("false")) { *l = Literal::Bool(false); return Status::Ok(); }
-    if (EatWord("inf")) { *l = Literal::Float(std::numeric_limits<double>::infinity()); return Status::Ok(); }
-    if (EatWord("nan")) { *l = Literal::Float(std::nan("")); return Status::Ok(); }
+    if (EatWord("none")) {
+      *l = Literal::None();
+      return Status::Ok();
+    }
+    if (EatWord("true")) {
+      *l = Literal::Bool(true);
+      return Status::Ok();
+    }
+    if (EatWord("false")) {
+      *l = Literal::Bool(false);
+      return Status::Ok();
+    }
+    if (EatWord("inf")) {
+      *l = Literal::Float(std::numeric_limits<double>::infinity());
+      return Status::Ok();
+    }
+    if (EatWord("nan")) {
+      *l = Literal::Float(std::nan(""));
+      return Status::Ok();
+    }
     if (t_.compare(p_, 4, "-inf") == 0) {
       p_ += 4;
       *l = Literal::Float(-std::numeric_limits<double>::infinity());
@@ -328,17 +386,29 @@ class IrParser {
                               ((t_[p_] == '-' || t_[p_] == '+') && (t_[p_ - 1] == 'e' || t_[p_ - 1] == 'E'))))
       ++p_;
     std::string tok = t_.substr(b, p_ - b);
-    if (tok.empty() || tok == "-" || tok == "+") { p_ = b; return Fail("expected an argument"); }
+    if (tok.empty() || tok == "-" || tok == "+") {
+      p_ = b;
+      return Fail("expected an argument");
+    }
     char* e = nullptr;
     if (tok.find_first_of(".eE") != std::string::npos) {
       double d = std::strtod(tok.c_str(), &e);
-      if (*e) { p_ = b; return Fail("bad number '" + tok + "'"); }
+      if (*e) {
+        p_ = b;
+        return Fail("bad number '" + tok + "'");
+      }
       *l = Literal::Float(d);
     } else {
       errno = 0;
       long long v = std::strtoll(tok.c_str(), &e, 10);
-      if (*e) { p_ = b; return Fail("bad argument '" + tok + "'"); }
-      if (errno == ERANGE) { p_ = b; return Fail("integer out of range: " + tok); }
+      if (*e) {
+        p_ = b;
+        return Fail("bad argument '" + tok + "'");
+      }
+      if (errno == ERANGE) {
+        p_ = b;
+        return Fail("integer out of range: " + tok);
+      }
       *l = Literal::Int(v);
     }
     return Status::Ok();
@@ -369,7 +439,10 @@ class IrParser {
         AOT_ASSIGN_OR_RETURN(std::string n, RefName());
         names.push_back({n, at});
         Skip();
-        if (Eat(',')) { Skip(); continue; }
+        if (Eat(',')) {
+          Skip();
+          continue;
+        }
         break;
       }
       if (!Eat('=')) return Fail("expected '=' after the result names");
@@ -380,7 +453,10 @@ class IrParser {
     while (p_ < t_.size() && (NameChar(t_[p_]) || t_[p_] == ':')) opname += t_[p_++];
     if (opname.empty()) return Fail("expected an op name such as aten::add.Tensor");
     const OpInfo* op = ops_.Find(opname);
-    if (!op) { p_ = op_at; return Fail("unknown op '" + opname + "'"); }
+    if (!op) {
+      p_ = op_at;
+      return Fail("unknown op '" + opname + "'");
+    }
     AOT_RETURN_IF_ERROR(Expect('('));
     std::vector<Arg> args;
     Skip();
@@ -389,14 +465,16 @@ class IrParser {
       AOT_RETURN_IF_ERROR(ParseArgText(&a));
       args.push_back(std::move(a));
       Skip();
-      if (Eat(',')) { Skip(); continue; }
+      if (Eat(',')) {
+        Skip();
+        continue;
+      }
       if (!Peek(')')) return Fail("expected ',' or ')' in the argument list");
     }
     const auto& sargs = op->schema.args;
     if (args.size() > sargs.size()) {
       p_ = op_at;
-      return Fail(opname + " takes " + std::to_string(sargs.size()) + " arguments, got " +
-                  std::to_string(args.size()));
+      return Fail(opname + " takes " + std::to_string(sargs.size()) + " arguments, got " + std::to_string(args.size()));
     }
     for (size_t i = args.size(); i < sargs.size(); ++i) {
       if (!sargs[i].default_value) {
@@ -418,7 +496,10 @@ class IrParser {
         AOT_ASSIGN_OR_RETURN(TensorMeta m, Type());
         metas.push_back(m);
         Skip();
-        if (Eat(',')) { Skip(); continue; }
+        if (Eat(',')) {
+          Skip();
+          continue;
+        }
         break;
       }
       if (list_output && !Eat(']')) return Fail("expected ']' after the list of result types");
@@ -456,12 +537,15 @@ class IrParser {
         AOT_RETURN_IF_ERROR(ParseTree(flat, &e));
         tree->elems.push_back(std::move(e));
         Skip();
-        if (Eat(',')) { Skip(); continue; }
+        if (Eat(',')) {
+          Skip();
+          continue;
+        }
         if (!Peek(close)) return Fail(std::string("expected ',' or '") + close + "' in the return value");
       }
       return Status::Ok();
     }
-    AOT_ASSIGN_OR_RETURN(Value* v, Ref());
+    AOT_ASSIGN_OR_RETURN(Value * v, Ref());
     tree->kind = OutputTree::Kind::kLeaf;
     tree->leaf = static_cast<int>(flat->size());
     flat->push_back(v);
@@ -484,7 +568,10 @@ StatusOr<std::unique_ptr<Graph>> ParseGraph(const std::string& text, const OpTab
 bool LooksLikeAtenaotIr(const std::string& text) {
   size_t p = 0;
   while (p < text.size()) {
-    if (std::isspace(static_cast<unsigned char>(text[p]))) { ++p; continue; }
+    if (std::isspace(static_cast<unsigned char>(text[p]))) {
+      ++p;
+      continue;
+    }
     if (text[p] == '#' || text.compare(p, 2, "//") == 0) {
       while (p < text.size() && text[p] != '\n') ++p;
       continue;

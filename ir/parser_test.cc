@@ -1,11 +1,12 @@
 // Parser limits found by fuzzing (fuzz/README.md, FZ1-FZ3): malformed or
 // hostile text must give an error naming the problem, never UB or a crash.
+#include "ir/parser.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "ir/graph.h"
-#include "ir/parser.h"
 #include "ir/test_op_table.h"
 
 namespace atenaot {
@@ -43,7 +44,8 @@ TEST(Parser, RejectsSizesWhoseProductOverflows) {  // FZ2
 }
 
 TEST(Parser, BoundsNesting) {  // FZ3
-  const std::string list = "graph @f(%x: f32[2]@s0) {\n  %y = aten::view(%x, " + Repeat("[", 100000) + ") : f32[2]@s1\n  return %y\n}";
+  const std::string list =
+      "graph @f(%x: f32[2]@s0) {\n  %y = aten::view(%x, " + Repeat("[", 100000) + ") : f32[2]@s1\n  return %y\n}";
   EXPECT_NE(ParseError(list).find("nesting deeper than 64"), std::string::npos);
   const std::string ret = "graph @f(%x: f32[2]@s0) {\n  return " + Repeat("(", 100000) + "%x\n}";
   EXPECT_NE(ParseError(ret).find("nesting deeper than 64"), std::string::npos);

@@ -9,8 +9,10 @@ std::string Ref(const Value* v) { return v ? "%" + v->name() : "none"; }
 
 std::string ArgText(const Arg& a) {
   switch (a.kind) {
-    case Arg::Kind::kValue: return Ref(a.value);
-    case Arg::Kind::kLiteral: return a.literal.ToString();
+    case Arg::Kind::kValue:
+      return Ref(a.value);
+    case Arg::Kind::kLiteral:
+      return a.literal.ToString();
     case Arg::Kind::kValueList: {
       std::string s = "[";
       for (size_t i = 0; i < a.list.size(); ++i) s += (i ? ", " : "") + Ref(a.list[i]);
@@ -38,9 +40,7 @@ void PrintTree(const Graph& g, const OutputTree& t, std::ostream& os) {
 
 }  // namespace
 
-std::string PrintValueType(const Value& v) {
-  return v.meta().ToString() + "@s" + std::to_string(v.meta().storage);
-}
+std::string PrintValueType(const Value& v) { return v.meta().ToString() + "@s" + std::to_string(v.meta().storage); }
 
 std::string PrintGraph(const Graph& g) {
   std::ostringstream os;
@@ -49,8 +49,8 @@ std::string PrintGraph(const Graph& g) {
     os << (i ? ", " : "") << Ref(g.inputs()[i]) << ": " << PrintValueType(*g.inputs()[i]);
   os << ") {\n";
   for (const Value* w : g.weight_values())
-    os << "  weight " << Ref(w) << ": " << PrintValueType(*w) << " = "
-       << Literal::String(w->weight_key()).ToString() << "\n";
+    os << "  weight " << Ref(w) << ": " << PrintValueType(*w) << " = " << Literal::String(w->weight_key()).ToString()
+       << "\n";
   for (const Node* n : g.nodes()) {
     os << "  ";
     for (size_t i = 0; i < n->outputs().size(); ++i) os << (i ? ", " : "") << Ref(n->outputs()[i]);
@@ -61,8 +61,7 @@ std::string PrintGraph(const Graph& g) {
     if (!n->outputs().empty() || n->list_output()) {
       os << " : ";
       if (n->list_output()) os << "[";
-      for (size_t i = 0; i < n->outputs().size(); ++i)
-        os << (i ? ", " : "") << PrintValueType(*n->outputs()[i]);
+      for (size_t i = 0; i < n->outputs().size(); ++i) os << (i ? ", " : "") << PrintValueType(*n->outputs()[i]);
       if (n->list_output()) os << "]";
     }
     os << "\n";

@@ -46,7 +46,10 @@ class SchemaParser {
         s.args.push_back(std::move(a));
       }
       Skip();
-      if (Eat(",")) { Skip(); continue; }
+      if (Eat(",")) {
+        Skip();
+        continue;
+      }
       if (!Peek(')')) return Fail("expected ',' or ')' in the argument list");
     }
     ++p_;
@@ -57,13 +60,17 @@ class SchemaParser {
       Skip();
       while (!Peek(')')) {
         SchemaArg r;
-        if (Eat("...")) { s.vararg = true; }
-        else {
+        if (Eat("...")) {
+          s.vararg = true;
+        } else {
           AOT_RETURN_IF_ERROR(ParseArg(&r, /*is_return=*/true));
           s.returns.push_back(std::move(r));
         }
         Skip();
-        if (Eat(",")) { Skip(); continue; }
+        if (Eat(",")) {
+          Skip();
+          continue;
+        }
         if (!Peek(')')) return Fail("expected ',' or ')' in the return list");
       }
       ++p_;
@@ -83,17 +90,21 @@ class SchemaParser {
   Status Fail(const std::string& why) const {
     return InvalidArgument("bad schema '" + t_ + "' at column " + std::to_string(p_) + ": " + why);
   }
-  void Skip() { while (p_ < t_.size() && t_[p_] == ' ') ++p_; }
+  void Skip() {
+    while (p_ < t_.size() && t_[p_] == ' ') ++p_;
+  }
   bool Peek(char c) const { return p_ < t_.size() && t_[p_] == c; }
   bool Eat(const char* s) {
     size_t n = std::char_traits<char>::length(s);
-    if (t_.compare(p_, n, s) == 0) { p_ += n; return true; }
+    if (t_.compare(p_, n, s) == 0) {
+      p_ += n;
+      return true;
+    }
     return false;
   }
   std::string Ident() {
     size_t b = p_;
-    while (p_ < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[p_])) || t_[p_] == '_' || t_[p_] == '.'))
-      ++p_;
+    while (p_ < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[p_])) || t_[p_] == '_' || t_[p_] == '.')) ++p_;
     return t_.substr(b, p_ - b);
   }
 
@@ -116,15 +127,24 @@ class SchemaParser {
   Status ParseAlias(SchemaAlias* a) {
     // After '(': "a", "a!", "a -> *", "*".
     Skip();
-    if (Eat("*")) { a->wildcard = true; }
-    else {
+    if (Eat("*")) {
+      a->wildcard = true;
+    } else {
       a->set = Ident();
       if (a->set.empty()) return Fail("expected an alias set name");
       // "b|a": may alias either set; not modelled, so treat as a wildcard.
-      while (Eat("|")) { Ident(); a->set.clear(); a->wildcard = true; }
+      while (Eat("|")) {
+        Ident();
+        a->set.clear();
+        a->wildcard = true;
+      }
       if (Eat("!")) a->write = true;
       Skip();
-      if (Eat("->")) { Skip(); if (!Eat("*")) return Fail("expected '*' after '->'"); a->wildcard = true; }
+      if (Eat("->")) {
+        Skip();
+        if (!Eat("*")) return Fail("expected '*' after '->'");
+        a->wildcard = true;
+      }
     }
     Skip();
     if (!Eat(")")) return Fail("expected ')' after the alias annotation");
@@ -157,7 +177,10 @@ class SchemaParser {
       if (p_ > b) ty->fixed_size = std::atoi(t_.substr(b, p_ - b).c_str());
       if (!Eat("]")) return Fail("expected ']'");
       ++list_depth;
-      if (ty->optional) { ty->elem_optional = true; ty->optional = false; }
+      if (ty->optional) {
+        ty->elem_optional = true;
+        ty->optional = false;
+      }
       if (Eat("?")) ty->optional = true;
     }
     if (list_depth > 1) ty->base = BaseType::kOther;  // Tensor[][]
@@ -168,9 +191,18 @@ class SchemaParser {
 
   Status ParseDefault(const SchemaType& ty, Literal* out) {
     Skip();
-    if (Eat("None")) { *out = Literal::None(); return Status::Ok(); }
-    if (Eat("True")) { *out = Literal::Bool(true); return Status::Ok(); }
-    if (Eat("False")) { *out = Literal::Bool(false); return Status::Ok(); }
+    if (Eat("None")) {
+      *out = Literal::None();
+      return Status::Ok();
+    }
+    if (Eat("True")) {
+      *out = Literal::Bool(true);
+      return Status::Ok();
+    }
+    if (Eat("False")) {
+      *out = Literal::Bool(false);
+      return Status::Ok();
+    }
     if (Peek('"') || Peek('\'')) {
       char q = t_[p_++];
       std::string s;
@@ -187,16 +219,20 @@ class SchemaParser {
       bool any_float = false;
       Skip();
       while (!Peek(']')) {
-        double v; bool is_float;
+        double v;
+        bool is_float;
         AOT_RETURN_IF_ERROR(Number(&v, &is_float));
         nums.push_back(v);
         any_float |= is_float;
         Skip();
-        if (Eat(",")) Skip();
-        else if (!Peek(']')) return Fail("expected ',' or ']' in a list default");
+        if (Eat(","))
+          Skip();
+        else if (!Peek(']'))
+          return Fail("expected ',' or ']' in a list default");
       }
       ++p_;
-      if (ty.base == BaseType::kFloat || any_float) *out = Literal::FloatList(nums);
+      if (ty.base == BaseType::kFloat || any_float)
+        *out = Literal::FloatList(nums);
       else if (ty.base == BaseType::kBool) {
         std::vector<bool> bs;
         for (double d : nums) bs.push_back(d != 0);
@@ -209,13 +245,16 @@ class SchemaParser {
       return Status::Ok();
     }
     if (std::isdigit(static_cast<unsigned char>(t_[p_])) || Peek('-')) {
-      double v; bool is_float;
+      double v;
+      bool is_float;
       AOT_RETURN_IF_ERROR(Number(&v, &is_float));
       if (ty.list) {
         // "int[2] stride=1" means [1, 1].
         int n = ty.fixed_size > 0 ? ty.fixed_size : 1;
-        if (ty.base == BaseType::kFloat) *out = Literal::FloatList(std::vector<double>(n, v));
-        else *out = Literal::IntList(std::vector<int64_t>(n, static_cast<int64_t>(v)));
+        if (ty.base == BaseType::kFloat)
+          *out = Literal::FloatList(std::vector<double>(n, v));
+        else
+          *out = Literal::IntList(std::vector<int64_t>(n, static_cast<int64_t>(v)));
       } else if (is_float || ty.base == BaseType::kFloat) {
         *out = Literal::Float(v);
       } else {

@@ -40,7 +40,7 @@ struct SchemaType {
 };
 
 struct SchemaAlias {
-  std::string set;   // "a" in Tensor(a!); empty when none
+  std::string set;  // "a" in Tensor(a!); empty when none
   bool write = false;
   bool wildcard = false;  // "*" or "a -> *"
 };
@@ -48,7 +48,7 @@ struct SchemaAlias {
 struct SchemaArg {
   std::string name;
   SchemaType type;
-  SchemaAlias alias;       // alias of the tensor (or of the list's elements)
+  SchemaAlias alias;  // alias of the tensor (or of the list's elements)
   std::optional<Literal> default_value;
   bool kwarg_only = false;
   bool IsTensorLike() const { return type.base == BaseType::kTensor; }

@@ -1,8 +1,8 @@
 #include "ir/schema.h"
 
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 namespace atenaot {
 namespace {
@@ -36,7 +36,8 @@ TEST(Schema, ParsesListsOptionalsAndDefaults) {
   EXPECT_TRUE(s->args[3].type.list);
   EXPECT_EQ(s->args[3].type.fixed_size, 2);
   EXPECT_EQ(*s->args[3].default_value, Literal::IntList({1, 1}));
-  auto ip = ParseSchema("aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor");
+  auto ip =
+      ParseSchema("aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor");
   ASSERT_TRUE(ip.ok());
   EXPECT_TRUE(ip->args[1].type.list);
   EXPECT_TRUE(ip->args[1].type.elem_optional);

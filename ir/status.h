@@ -67,10 +67,10 @@ class [[nodiscard]] StatusOr {
 #define AOT_CONCAT_INNER(a, b) a##b
 #define AOT_CONCAT(a, b) AOT_CONCAT_INNER(a, b)
 
-#define AOT_RETURN_IF_ERROR(expr)            \
-  do {                                       \
-    ::atenaot::Status _aot_st = (expr);      \
-    if (!_aot_st.ok()) return _aot_st;       \
+#define AOT_RETURN_IF_ERROR(expr)       \
+  do {                                  \
+    ::atenaot::Status _aot_st = (expr); \
+    if (!_aot_st.ok()) return _aot_st;  \
   } while (0)
 
 #define AOT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
@@ -78,15 +78,12 @@ class [[nodiscard]] StatusOr {
   if (!tmp.ok()) return tmp.status();             \
   lhs = std::move(tmp).value()
 
-#define AOT_ASSIGN_OR_RETURN(lhs, expr) \
-  AOT_ASSIGN_OR_RETURN_IMPL(AOT_CONCAT(_aot_so_, __LINE__), lhs, expr)
+#define AOT_ASSIGN_OR_RETURN(lhs, expr) AOT_ASSIGN_OR_RETURN_IMPL(AOT_CONCAT(_aot_so_, __LINE__), lhs, expr)
 
 // Internal invariant: failing it is an atenaot bug, reported as kInternal.
-#define AOT_INTERNAL_CHECK(cond, msg)                                              \
-  do {                                                                             \
-    if (!(cond))                                                                   \
-      return ::atenaot::Internal(std::string(__FILE__) + ":" +                     \
-                                 std::to_string(__LINE__) + ": " + (msg));         \
+#define AOT_INTERNAL_CHECK(cond, msg)                                                                               \
+  do {                                                                                                              \
+    if (!(cond)) return ::atenaot::Internal(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " + (msg)); \
   } while (0)
 
 }  // namespace atenaot

@@ -53,9 +53,8 @@ TEST(TextFormat, KeepsMetadata) {
 }
 
 TEST(TextFormat, FillsTrailingDefaults) {
-  auto g = ParseGraph(
-      "graph @f(%x: f32[2]@s0) {\n  %y = aten::add.Tensor(%x, %x) : f32[2]@s1\n  return %y\n}\n",
-      SnapshotOpTable());
+  auto g = ParseGraph("graph @f(%x: f32[2]@s0) {\n  %y = aten::add.Tensor(%x, %x) : f32[2]@s1\n  return %y\n}\n",
+                      SnapshotOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_NE(PrintGraph(**g).find("aten::add.Tensor(%x, %x, 1)"), std::string::npos);
 }
@@ -77,18 +76,25 @@ INSTANTIATE_TEST_SUITE_P(
     All, TextFormatErrors,
     ::testing::Values(
         BadCase{"", "expected 'graph'"},
-        BadCase{"graph @f(%x: f32[2]@s0) {\n  %y = aten::nope(%x) : f32[2]@s1\n  return %y\n}", "2:8: unknown op 'aten::nope'"},
-        BadCase{"graph @f(%x: f32[2]@s0) {\n  %y = aten::relu(%q) : f32[2]@s1\n  return %y\n}", "use of undefined value %q"},
+        BadCase{"graph @f(%x: f32[2]@s0) {\n  %y = aten::nope(%x) : f32[2]@s1\n  return %y\n}",
+                "2:8: unknown op 'aten::nope'"},
+        BadCase{"graph @f(%x: f32[2]@s0) {\n  %y = aten::relu(%q) : f32[2]@s1\n  return %y\n}",
+                "use of undefined value %q"},
         BadCase{"graph @f(%x: f32[2]@s0) {\n  %x = aten::relu(%x) : f32[2]@s1\n  return %x\n}", "redefinition of %x"},
         BadCase{"graph @f(%x: q9[2]@s0) {\n  return %x\n}", "unknown dtype 'q9'"},
         BadCase{"graph @f(%x: f32[2]) {\n  return %x\n}", "storage id"},
-        BadCase{"graph @f(%x: f32[2]@s0) {\n  %y = aten::relu(%x, 1) : f32[2]@s1\n  return %y\n}", "takes 1 arguments, got 2"},
-        BadCase{"graph @f(%x: f32[2]@s0) {\n  %y = aten::select.int(%x) : f32[]@s1\n  return %y\n}", "missing argument 'dim'"},
-        BadCase{"graph @f(%x: f32[2]@s0) {\n  %y = aten::relu(%x)\n  return %y\n}", "defines 1 results but annotates 0"},
+        BadCase{"graph @f(%x: f32[2]@s0) {\n  %y = aten::relu(%x, 1) : f32[2]@s1\n  return %y\n}",
+                "takes 1 arguments, got 2"},
+        BadCase{"graph @f(%x: f32[2]@s0) {\n  %y = aten::select.int(%x) : f32[]@s1\n  return %y\n}",
+                "missing argument 'dim'"},
+        BadCase{"graph @f(%x: f32[2]@s0) {\n  %y = aten::relu(%x)\n  return %y\n}",
+                "defines 1 results but annotates 0"},
         BadCase{"graph @f(%x: f32[2]@s0) {\n  %y = aten::relu(%x) : f32[2]@s1\n", "missing 'return'"},
         BadCase{"graph @f(%x: f32[2]@s0) {\n  return %x\n} junk", "unexpected text after"},
         BadCase{"graph @f(%x: f32[2,3]{1}@s0) {\n  return %x\n}", "strides and sizes differ"},
-        BadCase{"graph @f(%x: f32[2]@s0) {\n  %y = aten::add.Tensor(%x, 99999999999999999999) : f32[2]@s1\n  return %y\n}", "out of range"}));
+        BadCase{
+            "graph @f(%x: f32[2]@s0) {\n  %y = aten::add.Tensor(%x, 99999999999999999999) : f32[2]@s1\n  return %y\n}",
+            "out of range"}));
 
 }  // namespace
 }  // namespace atenaot

@@ -14,11 +14,16 @@ int Category(DType t) {  // bool < integral < floating < complex
 
 int IntRank(DType t) {
   switch (t) {
-    case DType::kInt8: return 1;
-    case DType::kInt16: return 2;
-    case DType::kInt32: return 3;
-    case DType::kInt64: return 4;
-    default: return 0;
+    case DType::kInt8:
+      return 1;
+    case DType::kInt16:
+      return 2;
+    case DType::kInt32:
+      return 3;
+    case DType::kInt64:
+      return 4;
+    default:
+      return 0;
   }
 }
 
@@ -28,14 +33,11 @@ std::optional<DType> Combine(std::optional<DType> higher, std::optional<DType> l
   if (!lower) return higher;
   if (Category(*higher) == 3) return higher;
   if (Category(*lower) != 3 && IsFloatingPoint(*higher)) return higher;
-  if (*higher == DType::kBool || IsFloatingPoint(*lower) || Category(*lower) == 3)
-    return PromoteTypes(*higher, *lower);
+  if (*higher == DType::kBool || IsFloatingPoint(*lower) || Category(*lower) == 3) return PromoteTypes(*higher, *lower);
   return higher;
 }
 
-std::optional<DType> Update(std::optional<DType> cur, DType t) {
-  return cur ? PromoteTypes(*cur, t) : t;
-}
+std::optional<DType> Update(std::optional<DType> cur, DType t) { return cur ? PromoteTypes(*cur, t) : t; }
 
 }  // namespace
 
@@ -73,9 +75,12 @@ DType WrappedScalarDType(const Literal& l) {
 DType ResultType(const std::vector<PromotionOperand>& operands) {
   std::optional<DType> dim_result, zero_result, wrapped_result;
   for (const PromotionOperand& o : operands) {
-    if (o.is_scalar) wrapped_result = Update(wrapped_result, o.dtype);
-    else if (o.dim > 0) dim_result = Update(dim_result, o.dtype);
-    else zero_result = Update(zero_result, o.dtype);
+    if (o.is_scalar)
+      wrapped_result = Update(wrapped_result, o.dtype);
+    else if (o.dim > 0)
+      dim_result = Update(dim_result, o.dtype);
+    else
+      zero_result = Update(zero_result, o.dtype);
   }
   auto r = Combine(dim_result, Combine(zero_result, wrapped_result));
   return r ? *r : DType::kFloat32;

@@ -10,30 +10,41 @@ bool LiteralFits(const SchemaType& t, const Literal& l) {
   if (l.kind == K::kNone) return t.optional;
   if (t.list) {
     switch (t.base) {
-      case BaseType::kInt: return l.kind == K::kIntList;
-      case BaseType::kFloat: return l.kind == K::kFloatList || l.kind == K::kIntList;
-      case BaseType::kBool: return l.kind == K::kBoolList;
-      case BaseType::kScalar: return l.kind == K::kIntList || l.kind == K::kFloatList;
-      default: return false;
+      case BaseType::kInt:
+        return l.kind == K::kIntList;
+      case BaseType::kFloat:
+        return l.kind == K::kFloatList || l.kind == K::kIntList;
+      case BaseType::kBool:
+        return l.kind == K::kBoolList;
+      case BaseType::kScalar:
+        return l.kind == K::kIntList || l.kind == K::kFloatList;
+      default:
+        return false;
     }
   }
   switch (t.base) {
     case BaseType::kInt:
     case BaseType::kScalarType:
     case BaseType::kLayout:
-    case BaseType::kMemoryFormat: return l.kind == K::kInt;
-    case BaseType::kFloat: return l.kind == K::kFloat || l.kind == K::kInt;
-    case BaseType::kBool: return l.kind == K::kBool;
-    case BaseType::kScalar: return l.kind == K::kInt || l.kind == K::kFloat || l.kind == K::kBool;
-    case BaseType::kString: return l.kind == K::kString;
-    case BaseType::kDevice: return l.kind == K::kDevice;
-    default: return false;
+    case BaseType::kMemoryFormat:
+      return l.kind == K::kInt;
+    case BaseType::kFloat:
+      return l.kind == K::kFloat || l.kind == K::kInt;
+    case BaseType::kBool:
+      return l.kind == K::kBool;
+    case BaseType::kScalar:
+      return l.kind == K::kInt || l.kind == K::kFloat || l.kind == K::kBool;
+    case BaseType::kString:
+      return l.kind == K::kString;
+    case BaseType::kDevice:
+      return l.kind == K::kDevice;
+    default:
+      return false;
   }
 }
 
 Status CheckMeta(const TensorMeta& m, const std::string& what) {
-  if (m.sizes.size() != m.strides.size())
-    return InvalidArgument(what + ": sizes and strides differ in rank");
+  if (m.sizes.size() != m.strides.size()) return InvalidArgument(what + ": sizes and strides differ in rank");
   for (int64_t s : m.sizes)
     if (s < 0) return InvalidArgument(what + ": negative size");
   if (m.offset < 0) return InvalidArgument(what + ": negative storage offset");
@@ -97,8 +108,7 @@ Status VerifyGraph(const Graph& g, const VerifyOptions& opts) {
           if (!v && !t.elem_optional) return InvalidArgument(arg_where + ": none in a list of tensors");
       } else if (tensor) {
         if (a.kind == Arg::Kind::kLiteral && a.literal.kind == Literal::Kind::kNone && t.optional) continue;
-        if (a.kind != Arg::Kind::kValue)
-          return InvalidArgument(arg_where + ": expected a tensor value");
+        if (a.kind != Arg::Kind::kValue) return InvalidArgument(arg_where + ": expected a tensor value");
       } else {
         if (a.kind != Arg::Kind::kLiteral)
           return InvalidArgument(arg_where + ": expected a " + t.raw + " literal, got a tensor");
@@ -111,8 +121,9 @@ Status VerifyGraph(const Graph& g, const VerifyOptions& opts) {
         return InvalidArgument(DescribeNode(n) + ": uses %" + v->name() + " before its definition");
     bool list_ret = op.schema.returns.size() == 1 && op.schema.returns[0].type.list;
     if (list_ret != n->list_output())
-      return InvalidArgument(DescribeNode(n) + (list_ret ? ": returns a tensor list but its results are not marked as one"
-                                                  : ": results marked as a list but the op does not return one"));
+      return InvalidArgument(DescribeNode(n) + (list_ret
+                                                    ? ": returns a tensor list but its results are not marked as one"
+                                                    : ": results marked as a list but the op does not return one"));
     if (!list_ret && n->outputs().size() != op.schema.returns.size())
       return InvalidArgument(DescribeNode(n) + ": defines " + std::to_string(n->outputs().size()) +
                              " results, the op returns " + std::to_string(op.schema.returns.size()));
@@ -128,8 +139,9 @@ Status VerifyGraph(const Graph& g, const VerifyOptions& opts) {
   std::vector<int> seen(g.outputs().size(), 0);
   AOT_RETURN_IF_ERROR(CheckTree(g.output_tree(), g.outputs().size(), &seen));
   for (size_t i = 0; i < seen.size(); ++i)
-    if (seen[i] != 1) return InvalidArgument("return: output " + std::to_string(i) + " appears " +
-                                             std::to_string(seen[i]) + " times in the output tree");
+    if (seen[i] != 1)
+      return InvalidArgument("return: output " + std::to_string(i) + " appears " + std::to_string(seen[i]) +
+                             " times in the output tree");
   return Status::Ok();
 }
 

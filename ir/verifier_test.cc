@@ -42,14 +42,17 @@ TEST(Verifier, RejectsWrongResultCount) {
 }
 
 TEST(Verifier, RejectsListResultsNotMarked) {
-  auto g = Parse("graph @f(%x: f32[2,2]@s0) {\n  %a, %b = aten::unbind.int(%x, 0) : f32[2]@s0, f32[2]+2@s0\n  return %a\n}");
+  auto g =
+      Parse("graph @f(%x: f32[2,2]@s0) {\n  %a, %b = aten::unbind.int(%x, 0) : f32[2]@s0, f32[2]+2@s0\n  return %a\n}");
   Status s = VerifyGraph(*g);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("returns a tensor list"), std::string::npos) << s.message();
 }
 
 TEST(Verifier, RequiresWeightData) {
-  auto g = Parse("graph @f(%x: f32[2]@s0) {\n  weight %w: f32[2]@s1 = \"w\"\n  %y = aten::mul.Tensor(%x, %w) : f32[2]@s2\n  return %y\n}");
+  auto g = Parse(
+      "graph @f(%x: f32[2]@s0) {\n  weight %w: f32[2]@s1 = \"w\"\n  %y = aten::mul.Tensor(%x, %w) : f32[2]@s2\n  "
+      "return %y\n}");
   Status s = VerifyGraph(*g);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("no data for key \"w\""), std::string::npos) << s.message();

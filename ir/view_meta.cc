@@ -37,7 +37,10 @@ TensorMeta ScatterViewMeta(const OpInfo& view_op, const std::vector<Arg>& args, 
     m.sizes.clear();
     m.strides.clear();
     for (size_t k = 0; k < base.sizes.size(); ++k)
-      if (k != d1 && k != d2) { m.sizes.push_back(base.sizes[k]); m.strides.push_back(base.strides[k]); }
+      if (k != d1 && k != d2) {
+        m.sizes.push_back(base.sizes[k]);
+        m.strides.push_back(base.strides[k]);
+      }
     m.sizes.push_back(len);
     m.strides.push_back(base.strides[d1] + base.strides[d2]);
   } else {  // as_strided

@@ -28,7 +28,7 @@ StatusOr<Value*> Stack(Builder& b, const Node* n) {
   for (Value* t : n->args()[0].list) {
     std::vector<int64_t> s = t->meta().sizes;
     s.insert(s.begin() + dim, 1);
-    AOT_ASSIGN_OR_RETURN(Value* u, b.Emit("aten::unsqueeze", {Arg::Of(t), L(Literal::Int(dim))}, s, t->meta().dtype));
+    AOT_ASSIGN_OR_RETURN(Value * u, b.Emit("aten::unsqueeze", {Arg::Of(t), L(Literal::Int(dim))}, s, t->meta().dtype));
     pieces.push_back(u);
   }
   return b.Emit("aten::cat", {Arg::List(pieces), L(Literal::Int(dim))}, out->meta().sizes, out->meta().dtype);
@@ -38,8 +38,9 @@ StatusOr<Value*> Baddbmm(Builder& b, const Node* n) {
   const Value* out = n->output();
   Value *self = n->input(0), *b1 = n->input(1), *b2 = n->input(2);
   std::vector<int64_t> ms = {b1->meta().sizes[0], b1->meta().sizes[1], b2->meta().sizes[2]};
-  AOT_ASSIGN_OR_RETURN(Value* m, b.Emit("aten::bmm", {Arg::Of(b1), Arg::Of(b2)}, ms, out->meta().dtype));
-  AOT_ASSIGN_OR_RETURN(Value* s, b.Emit("aten::mul.Scalar", {Arg::Of(self), n->args()[3]}, self->meta().sizes, out->meta().dtype));
+  AOT_ASSIGN_OR_RETURN(Value * m, b.Emit("aten::bmm", {Arg::Of(b1), Arg::Of(b2)}, ms, out->meta().dtype));
+  AOT_ASSIGN_OR_RETURN(
+      Value * s, b.Emit("aten::mul.Scalar", {Arg::Of(self), n->args()[3]}, self->meta().sizes, out->meta().dtype));
   return b.Emit("aten::add.Tensor", {Arg::Of(s), Arg::Of(m), n->args()[4]}, out->meta().sizes, out->meta().dtype);
 }
 
@@ -81,15 +82,17 @@ StatusOr<Value*> VarStd(Builder& b, const Node* n, bool is_std) {
   }
   const DType dt = out->meta().dtype;
   auto mean = [&](Value* v, bool keep, const std::vector<int64_t>& sizes) {
-    return b.Emit("aten::mean.dim", {Arg::Of(v), L(Literal::IntList(dims)), L(Literal::Bool(keep)), L(Literal::None())}, sizes, dt);
+    return b.Emit("aten::mean.dim", {Arg::Of(v), L(Literal::IntList(dims)), L(Literal::Bool(keep)), L(Literal::None())},
+                  sizes, dt);
   };
-  AOT_ASSIGN_OR_RETURN(Value* m, mean(x, true, kept));
-  AOT_ASSIGN_OR_RETURN(Value* d, b.Emit("aten::sub.Tensor", {Arg::Of(x), Arg::Of(m), L(Literal::Int(1))}, xs, dt));
-  AOT_ASSIGN_OR_RETURN(Value* sq, b.Emit("aten::mul.Tensor", {Arg::Of(d), Arg::Of(d)}, xs, dt));
-  AOT_ASSIGN_OR_RETURN(Value* v, mean(sq, keepdim, out->meta().sizes));
+  AOT_ASSIGN_OR_RETURN(Value * m, mean(x, true, kept));
+  AOT_ASSIGN_OR_RETURN(Value * d, b.Emit("aten::sub.Tensor", {Arg::Of(x), Arg::Of(m), L(Literal::Int(1))}, xs, dt));
+  AOT_ASSIGN_OR_RETURN(Value * sq, b.Emit("aten::mul.Tensor", {Arg::Of(d), Arg::Of(d)}, xs, dt));
+  AOT_ASSIGN_OR_RETURN(Value * v, mean(sq, keepdim, out->meta().sizes));
   const double factor = count - correction > 0 ? static_cast<double>(count) / static_cast<double>(count - correction)
                                                : std::numeric_limits<double>::infinity();
-  AOT_ASSIGN_OR_RETURN(Value* scaled, b.Emit("aten::mul.Scalar", {Arg::Of(v), L(Literal::Float(factor))}, out->meta().sizes, dt));
+  AOT_ASSIGN_OR_RETURN(Value * scaled,
+                       b.Emit("aten::mul.Scalar", {Arg::Of(v), L(Literal::Float(factor))}, out->meta().sizes, dt));
   if (!is_std) return scaled;
   return b.Emit("aten::sqrt", {Arg::Of(scaled)}, out->meta().sizes, dt);
 }

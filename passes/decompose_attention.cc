@@ -13,7 +13,9 @@ struct Ops {
   DecomposeBuilder& b;
   DType dt;
 
-  StatusOr<Value*> Op(const std::string& op, std::vector<Arg> args, Sizes s) { return b.Emit(op, std::move(args), std::move(s), dt); }
+  StatusOr<Value*> Op(const std::string& op, std::vector<Arg> args, Sizes s) {
+    return b.Emit(op, std::move(args), std::move(s), dt);
+  }
   static Arg I(int64_t i) { return L(Literal::Int(i)); }
   StatusOr<Value*> Slice(Value* x, int64_t dim, int64_t lo, int64_t hi) {
     Sizes s = x->meta().sizes;
@@ -37,18 +39,21 @@ struct Ops {
     s.back() = y->meta().sizes.back();
     return Op("aten::matmul", {Arg::Of(x), Arg::Of(y)}, s);
   }
-  StatusOr<Value*> Add(Value* x, Value* y) { return Op("aten::add.Tensor", {Arg::Of(x), Arg::Of(y), I(1)}, x->meta().sizes); }
+  StatusOr<Value*> Add(Value* x, Value* y) {
+    return Op("aten::add.Tensor", {Arg::Of(x), Arg::Of(y), I(1)}, x->meta().sizes);
+  }
   StatusOr<Value*> LayerNorm(Value* x, Value* w, Value* bias, double eps) {
-    return Op("aten::layer_norm", {Arg::Of(x), L(Literal::IntList({x->meta().sizes.back()})), Arg::Of(w), Arg::Of(bias),
-                                   L(Literal::Float(eps)), L(Literal::Bool(true))},
+    return Op("aten::layer_norm",
+              {Arg::Of(x), L(Literal::IntList({x->meta().sizes.back()})), Arg::Of(w), Arg::Of(bias),
+               L(Literal::Float(eps)), L(Literal::Bool(true))},
               x->meta().sizes);
   }
   // [B, L, E] -> [B, H, L, D], contiguous.
   StatusOr<Value*> Heads(Value* x, int64_t heads) {
     const Sizes& s = x->meta().sizes;
-    AOT_ASSIGN_OR_RETURN(Value* c, Contiguous(x));
-    AOT_ASSIGN_OR_RETURN(Value* v, View(c, {s[0], s[1], heads, s[2] / heads}));
-    AOT_ASSIGN_OR_RETURN(Value* t, Transpose(v, 1, 2));
+    AOT_ASSIGN_OR_RETURN(Value * c, Contiguous(x));
+    AOT_ASSIGN_OR_RETURN(Value * v, View(c, {s[0], s[1], heads, s[2] / heads}));
+    AOT_ASSIGN_OR_RETURN(Value * t, Transpose(v, 1, 2));
     return Contiguous(t);
   }
 };
@@ -67,7 +72,7 @@ StatusOr<std::pair<Value*, Value*>> Attention(Ops& o, const MhaArgs& a) {
   if (H <= 0 || E % H != 0) return Unsupported("embed_dim is not a multiple of num_heads");
   Value *Q, *K, *V;
   if (a.q == a.k && a.k == a.v) {
-    AOT_ASSIGN_OR_RETURN(Value* qkv, o.Linear(a.q, a.w, a.bias));
+    AOT_ASSIGN_OR_RETURN(Value * qkv, o.Linear(a.q, a.w, a.bias));
     AOT_ASSIGN_OR_RETURN(Q, o.Slice(qkv, 2, 0, E));
     AOT_ASSIGN_OR_RETURN(K, o.Slice(qkv, 2, E, 2 * E));
     AOT_ASSIGN_OR_RETURN(V, o.Slice(qkv, 2, 2 * E, 3 * E));
@@ -75,20 +80,20 @@ StatusOr<std::pair<Value*, Value*>> Attention(Ops& o, const MhaArgs& a) {
     Value* proj[3];
     Value* in[3] = {a.q, a.k, a.v};
     for (int i = 0; i < 3; ++i) {
-      AOT_ASSIGN_OR_RETURN(Value* w, o.Slice(a.w, 0, i * E, (i + 1) * E));
-      AOT_ASSIGN_OR_RETURN(Value* bias, o.Slice(a.bias, 0, i * E, (i + 1) * E));
+      AOT_ASSIGN_OR_RETURN(Value * w, o.Slice(a.w, 0, i * E, (i + 1) * E));
+      AOT_ASSIGN_OR_RETURN(Value * bias, o.Slice(a.bias, 0, i * E, (i + 1) * E));
       AOT_ASSIGN_OR_RETURN(proj[i], o.Linear(in[i], w, bias));
     }
     Q = proj[0], K = proj[1], V = proj[2];
   }
-  AOT_ASSIGN_OR_RETURN(Value* qh, o.Heads(Q, H));
-  AOT_ASSIGN_OR_RETURN(Value* kh, o.Heads(K, H));
-  AOT_ASSIGN_OR_RETURN(Value* vh, o.Heads(V, H));
+  AOT_ASSIGN_OR_RETURN(Value * qh, o.Heads(Q, H));
+  AOT_ASSIGN_OR_RETURN(Value * kh, o.Heads(K, H));
+  AOT_ASSIGN_OR_RETURN(Value * vh, o.Heads(V, H));
   // PyTorch scales q by 1/sqrt(D) before the product.
   const double scale = 1.0 / std::sqrt(static_cast<double>(E / H));
-  AOT_ASSIGN_OR_RETURN(Value* qs, o.Op("aten::mul.Scalar", {Arg::Of(qh), L(Literal::Float(scale))}, qh->meta().sizes));
-  AOT_ASSIGN_OR_RETURN(Value* kt, o.Transpose(kh, 2, 3));
-  AOT_ASSIGN_OR_RETURN(Value* scores, o.Matmul(qs, kt));
+  AOT_ASSIGN_OR_RETURN(Value * qs, o.Op("aten::mul.Scalar", {Arg::Of(qh), L(Literal::Float(scale))}, qh->meta().sizes));
+  AOT_ASSIGN_OR_RETURN(Value * kt, o.Transpose(kh, 2, 3));
+  AOT_ASSIGN_OR_RETURN(Value * scores, o.Matmul(qs, kt));
   if (a.mask) {
     Value* m = a.mask;
     const Sizes& ms = m->meta().sizes;
@@ -100,29 +105,29 @@ StatusOr<std::pair<Value*, Value*>> Attention(Ops& o, const MhaArgs& a) {
       return Unsupported("an attention mask of rank " + std::to_string(ms.size()));
     }
     if (m->meta().dtype == DType::kBool) {
-      AOT_ASSIGN_OR_RETURN(scores, o.Op("aten::masked_fill.Scalar",
-                                        {Arg::Of(scores), Arg::Of(m), L(Literal::Float(-std::numeric_limits<double>::infinity()))},
-                                        ss));
+      AOT_ASSIGN_OR_RETURN(
+          scores, o.Op("aten::masked_fill.Scalar",
+                       {Arg::Of(scores), Arg::Of(m), L(Literal::Float(-std::numeric_limits<double>::infinity()))}, ss));
     } else {
       AOT_ASSIGN_OR_RETURN(scores, o.Add(scores, m));
     }
   }
-  AOT_ASSIGN_OR_RETURN(Value* attn, o.Op("aten::softmax.int", {Arg::Of(scores), Ops::I(-1), L(Literal::None())},
-                                         scores->meta().sizes));
-  AOT_ASSIGN_OR_RETURN(Value* ctx, o.Matmul(attn, vh));  // [B, H, L, D]
-  AOT_ASSIGN_OR_RETURN(Value* ct, o.Transpose(ctx, 1, 2));
-  AOT_ASSIGN_OR_RETURN(Value* cc, o.Contiguous(ct));
+  AOT_ASSIGN_OR_RETURN(
+      Value * attn, o.Op("aten::softmax.int", {Arg::Of(scores), Ops::I(-1), L(Literal::None())}, scores->meta().sizes));
+  AOT_ASSIGN_OR_RETURN(Value * ctx, o.Matmul(attn, vh));  // [B, H, L, D]
+  AOT_ASSIGN_OR_RETURN(Value * ct, o.Transpose(ctx, 1, 2));
+  AOT_ASSIGN_OR_RETURN(Value * cc, o.Contiguous(ct));
   const Sizes& qs3 = a.q->meta().sizes;
-  AOT_ASSIGN_OR_RETURN(Value* merged, o.View(cc, {qs3[0], qs3[1], E}));
-  AOT_ASSIGN_OR_RETURN(Value* out, o.Linear(merged, a.proj_w, a.proj_b));
+  AOT_ASSIGN_OR_RETURN(Value * merged, o.View(cc, {qs3[0], qs3[1], E}));
+  AOT_ASSIGN_OR_RETURN(Value * out, o.Linear(merged, a.proj_w, a.proj_b));
   Value* weights = nullptr;
   if (a.need_weights) {
     if (a.average) {
       Sizes s = attn->meta().sizes;
       s.erase(s.begin() + 1);
-      AOT_ASSIGN_OR_RETURN(weights, o.Op("aten::mean.dim", {Arg::Of(attn), L(Literal::IntList({1})), L(Literal::Bool(false)),
-                                                           L(Literal::None())},
-                                         s));
+      AOT_ASSIGN_OR_RETURN(
+          weights, o.Op("aten::mean.dim",
+                        {Arg::Of(attn), L(Literal::IntList({1})), L(Literal::Bool(false)), L(Literal::None())}, s));
     } else {
       weights = attn;
     }
@@ -139,13 +144,14 @@ StatusOr<std::vector<Value*>> DecomposeNativeMha(DecomposeBuilder& b, const Node
   const std::vector<Arg>& a = n->args();
   if (a.size() != 13) return Unsupported("unexpected arguments");
   Ops o{b, n->output(0)->meta().dtype};
-  MhaArgs m{n->input(0), n->input(1), n->input(2), n->input(5), n->input(6), n->input(7), n->input(8),
-            MaybeValue(n, 9), a[4].literal.i, OptInt(a[12]), a[10].literal.b, a[11].literal.b};
+  MhaArgs m{n->input(0), n->input(1),      n->input(2),    n->input(5),   n->input(6),     n->input(7),
+            n->input(8), MaybeValue(n, 9), a[4].literal.i, OptInt(a[12]), a[10].literal.b, a[11].literal.b};
   AOT_ASSIGN_OR_RETURN(auto r, Attention(o, m));
   Value* w = r.second;
   if (!w) {  // need_weights=False: PyTorch returns an undefined tensor, imported as an empty one
-    AOT_ASSIGN_OR_RETURN(w, o.Op("aten::empty.memory_format", {L(Literal::IntList({0})), L(Literal::None()), L(Literal::None()),
-                                                                L(Literal::None()), L(Literal::None()), L(Literal::None())},
+    AOT_ASSIGN_OR_RETURN(w, o.Op("aten::empty.memory_format",
+                                 {L(Literal::IntList({0})), L(Literal::None()), L(Literal::None()), L(Literal::None()),
+                                  L(Literal::None()), L(Literal::None())},
                                  {0}));
   }
   return std::vector<Value*>{r.first, w};
@@ -159,30 +165,41 @@ StatusOr<std::vector<Value*>> DecomposeEncoderLayer(DecomposeBuilder& b, const N
   const bool gelu = a[7].literal.b, norm_first = a[8].literal.b;
   const double eps = a[9].literal.f;
   auto mha = [&](Value* h) {
-    MhaArgs m{h, h, h, n->input(3), n->input(4), n->input(5), n->input(6), MaybeValue(n, 18), a[2].literal.i,
-              OptInt(a[19]), false, false};
+    MhaArgs m{h,
+              h,
+              h,
+              n->input(3),
+              n->input(4),
+              n->input(5),
+              n->input(6),
+              MaybeValue(n, 18),
+              a[2].literal.i,
+              OptInt(a[19]),
+              false,
+              false};
     return Attention(o, m);
   };
   auto ffn = [&](Value* h) -> StatusOr<Value*> {
-    AOT_ASSIGN_OR_RETURN(Value* f1, o.Linear(h, n->input(14), n->input(15)));
-    AOT_ASSIGN_OR_RETURN(Value* act, gelu ? o.Op("aten::gelu", {Arg::Of(f1), L(Literal::String("none"))}, f1->meta().sizes)
-                                          : o.Op("aten::relu", {Arg::Of(f1)}, f1->meta().sizes));
+    AOT_ASSIGN_OR_RETURN(Value * f1, o.Linear(h, n->input(14), n->input(15)));
+    AOT_ASSIGN_OR_RETURN(Value * act,
+                         gelu ? o.Op("aten::gelu", {Arg::Of(f1), L(Literal::String("none"))}, f1->meta().sizes)
+                              : o.Op("aten::relu", {Arg::Of(f1)}, f1->meta().sizes));
     return o.Linear(act, n->input(16), n->input(17));
   };
   Value *n1w = n->input(10), *n1b = n->input(11), *n2w = n->input(12), *n2b = n->input(13);
   if (norm_first) {
-    AOT_ASSIGN_OR_RETURN(Value* h, o.LayerNorm(x, n1w, n1b, eps));
+    AOT_ASSIGN_OR_RETURN(Value * h, o.LayerNorm(x, n1w, n1b, eps));
     AOT_ASSIGN_OR_RETURN(auto att, mha(h));
     AOT_ASSIGN_OR_RETURN(x, o.Add(x, att.first));
-    AOT_ASSIGN_OR_RETURN(Value* h2, o.LayerNorm(x, n2w, n2b, eps));
-    AOT_ASSIGN_OR_RETURN(Value* f, ffn(h2));
+    AOT_ASSIGN_OR_RETURN(Value * h2, o.LayerNorm(x, n2w, n2b, eps));
+    AOT_ASSIGN_OR_RETURN(Value * f, ffn(h2));
     AOT_ASSIGN_OR_RETURN(x, o.Add(x, f));
   } else {
     AOT_ASSIGN_OR_RETURN(auto att, mha(x));
-    AOT_ASSIGN_OR_RETURN(Value* s1, o.Add(x, att.first));
+    AOT_ASSIGN_OR_RETURN(Value * s1, o.Add(x, att.first));
     AOT_ASSIGN_OR_RETURN(x, o.LayerNorm(s1, n1w, n1b, eps));
-    AOT_ASSIGN_OR_RETURN(Value* f, ffn(x));
-    AOT_ASSIGN_OR_RETURN(Value* s2, o.Add(x, f));
+    AOT_ASSIGN_OR_RETURN(Value * f, ffn(x));
+    AOT_ASSIGN_OR_RETURN(Value * s2, o.Add(x, f));
     AOT_ASSIGN_OR_RETURN(x, o.LayerNorm(s2, n2w, n2b, eps));
   }
   return std::vector<Value*>{x};

@@ -24,7 +24,9 @@ struct Einsum {
   std::map<int, int64_t> size;  // per label, broadcast over the operands
   bool fresh = false;           // whether the current value has its own memory
 
-  StatusOr<Value*> Op(const std::string& op, std::vector<Arg> args, Sizes s) { return b.Emit(op, std::move(args), std::move(s), dt); }
+  StatusOr<Value*> Op(const std::string& op, std::vector<Arg> args, Sizes s) {
+    return b.Emit(op, std::move(args), std::move(s), dt);
+  }
 
   // t without the labels `drop` (summed over).
   StatusOr<Term> Sum(Term t, const Labels& drop) {
@@ -40,9 +42,9 @@ struct Einsum {
       }
     }
     if (dims.empty()) return t;
-    AOT_ASSIGN_OR_RETURN(r.v, Op("aten::sum.dim_IntList", {Arg::Of(t.v), L(Literal::IntList(dims)), L(Literal::Bool(false)),
-                                                          L(Literal::None())},
-                                 s));
+    AOT_ASSIGN_OR_RETURN(r.v,
+                         Op("aten::sum.dim_IntList",
+                            {Arg::Of(t.v), L(Literal::IntList(dims)), L(Literal::Bool(false)), L(Literal::None())}, s));
     fresh = true;
     return r;
   }
@@ -57,7 +59,7 @@ struct Einsum {
       perm.push_back(static_cast<int64_t>(d));
       s.push_back(t.v->meta().sizes[d]);
     }
-    AOT_ASSIGN_OR_RETURN(Value* p, Op("aten::permute", {Arg::Of(t.v), L(Literal::IntList(perm))}, s));
+    AOT_ASSIGN_OR_RETURN(Value * p, Op("aten::permute", {Arg::Of(t.v), L(Literal::IntList(perm))}, s));
     return Term{p, want};
   }
 
@@ -67,7 +69,7 @@ struct Einsum {
     order.insert(order.end(), b2.begin(), b2.end());
     order.insert(order.end(), c.begin(), c.end());
     AOT_ASSIGN_OR_RETURN(t, Permute(t, order));
-    AOT_ASSIGN_OR_RETURN(Value* cont, Op("aten::contiguous", {Arg::Of(t.v), L(Literal::Int(0))}, t.v->meta().sizes));
+    AOT_ASSIGN_OR_RETURN(Value * cont, Op("aten::contiguous", {Arg::Of(t.v), L(Literal::Int(0))}, t.v->meta().sizes));
     Sizes s3 = {Prod(a), Prod(b2), Prod(c)};
     return Op("aten::view", {Arg::Of(cont), L(Literal::IntList(s3))}, s3);
   }
@@ -81,16 +83,18 @@ struct Einsum {
   StatusOr<Term> Contract(Term x, Term y, const Labels& keep) {
     Labels batch, contracted, left, right, drop_x, drop_y;
     for (int l : x.labels) {
-      if (Has(y.labels, l)) (Has(keep, l) ? batch : contracted).push_back(l);
-      else (Has(keep, l) ? left : drop_x).push_back(l);
+      if (Has(y.labels, l))
+        (Has(keep, l) ? batch : contracted).push_back(l);
+      else
+        (Has(keep, l) ? left : drop_x).push_back(l);
     }
     for (int l : y.labels)
       if (!Has(x.labels, l)) (Has(keep, l) ? right : drop_y).push_back(l);
     AOT_ASSIGN_OR_RETURN(x, Sum(x, drop_x));
     AOT_ASSIGN_OR_RETURN(y, Sum(y, drop_y));
-    AOT_ASSIGN_OR_RETURN(Value* a, As3d(x, batch, left, contracted));
-    AOT_ASSIGN_OR_RETURN(Value* c, As3d(y, batch, contracted, right));
-    AOT_ASSIGN_OR_RETURN(Value* m, Op("aten::bmm", {Arg::Of(a), Arg::Of(c)}, {Prod(batch), Prod(left), Prod(right)}));
+    AOT_ASSIGN_OR_RETURN(Value * a, As3d(x, batch, left, contracted));
+    AOT_ASSIGN_OR_RETURN(Value * c, As3d(y, batch, contracted, right));
+    AOT_ASSIGN_OR_RETURN(Value * m, Op("aten::bmm", {Arg::Of(a), Arg::Of(c)}, {Prod(batch), Prod(left), Prod(right)}));
     fresh = true;
     Term r{nullptr, batch};
     r.labels.insert(r.labels.end(), left.begin(), left.end());
@@ -114,11 +118,14 @@ Status ParseEquation(const std::string& eq_in, const std::vector<Value*>& ts, st
   const std::string lhs = eq.substr(0, arrow);
   std::vector<std::string> terms(1);
   for (char c : lhs) {
-    if (c == ',') terms.emplace_back();
-    else terms.back() += c;
+    if (c == ',')
+      terms.emplace_back();
+    else
+      terms.back() += c;
   }
-  if (terms.size() != ts.size()) return InvalidArgument("einsum equation '" + eq_in + "' names " + std::to_string(terms.size()) +
-                                                        " operands but has " + std::to_string(ts.size()));
+  if (terms.size() != ts.size())
+    return InvalidArgument("einsum equation '" + eq_in + "' names " + std::to_string(terms.size()) +
+                           " operands but has " + std::to_string(ts.size()));
   auto parse = [](const std::string& t, Labels* ls, int64_t* ell_at) -> Status {
     *ell_at = -1;
     for (size_t i = 0; i < t.size(); ++i) {
@@ -205,8 +212,11 @@ StatusOr<Value*> DecomposeEinsum(DecomposeBuilder& b, const Node* n) {
       Labels kept;
       Sizes s;
       for (size_t d = 0; d < t.labels.size(); ++d)
-        if (!Has(ones, t.labels[d])) { kept.push_back(t.labels[d]); s.push_back(ts[k]->meta().sizes[d]); }
-      AOT_ASSIGN_OR_RETURN(Value* c, e.Op("aten::contiguous", {Arg::Of(t.v), L(Literal::Int(0))}, t.v->meta().sizes));
+        if (!Has(ones, t.labels[d])) {
+          kept.push_back(t.labels[d]);
+          s.push_back(ts[k]->meta().sizes[d]);
+        }
+      AOT_ASSIGN_OR_RETURN(Value * c, e.Op("aten::contiguous", {Arg::Of(t.v), L(Literal::Int(0))}, t.v->meta().sizes));
       AOT_ASSIGN_OR_RETURN(t.v, e.Op("aten::view", {Arg::Of(c), L(Literal::IntList(s))}, s));
       t.labels = kept;
     }
@@ -215,7 +225,8 @@ StatusOr<Value*> DecomposeEinsum(DecomposeBuilder& b, const Node* n) {
   Term cur = terms[0];
   for (size_t k = 1; k < terms.size(); ++k) {
     Labels keep = out;  // what the output and the operands after k need
-    for (size_t j = k + 1; j < terms.size(); ++j) keep.insert(keep.end(), terms[j].labels.begin(), terms[j].labels.end());
+    for (size_t j = k + 1; j < terms.size(); ++j)
+      keep.insert(keep.end(), terms[j].labels.begin(), terms[j].labels.end());
     AOT_ASSIGN_OR_RETURN(cur, e.Contract(cur, terms[k], keep));
   }
   Labels drop;
@@ -229,7 +240,7 @@ StatusOr<Value*> DecomposeEinsum(DecomposeBuilder& b, const Node* n) {
   AOT_ASSIGN_OR_RETURN(cur, e.Permute(cur, present));
   Value* r = cur.v;
   if (r->meta().sizes != y->meta().sizes) {
-    AOT_ASSIGN_OR_RETURN(Value* c, e.Op("aten::contiguous", {Arg::Of(r), L(Literal::Int(0))}, r->meta().sizes));
+    AOT_ASSIGN_OR_RETURN(Value * c, e.Op("aten::contiguous", {Arg::Of(r), L(Literal::Int(0))}, r->meta().sizes));
     AOT_ASSIGN_OR_RETURN(r, e.Op("aten::view", {Arg::Of(c), L(Literal::IntList(y->meta().sizes))}, y->meta().sizes));
   }
   if (e.fresh) return r;

@@ -26,8 +26,9 @@ struct Rnn {
   }
   // Gate k of a [batch, gates * hidden] tensor.
   StatusOr<Value*> Gate(Value* x, int64_t k) {
-    return Op("aten::slice.Tensor", {Arg::Of(x), L(Literal::Int(1)), L(Literal::Int(k * hidden)),
-                                     L(Literal::Int((k + 1) * hidden)), L(Literal::Int(1))},
+    return Op("aten::slice.Tensor",
+              {Arg::Of(x), L(Literal::Int(1)), L(Literal::Int(k * hidden)), L(Literal::Int((k + 1) * hidden)),
+               L(Literal::Int(1))},
               {batch, hidden});
   }
   StatusOr<Value*> Linear(Value* x, Value* w, Value* bias, std::vector<int64_t> sizes) {
@@ -43,7 +44,7 @@ struct Rnn {
     for (Value* x : xs) {
       std::vector<int64_t> s = x->meta().sizes;
       s.insert(s.begin(), 1);
-      AOT_ASSIGN_OR_RETURN(Value* u, Op("aten::unsqueeze", {Arg::Of(x), L(Literal::Int(0))}, s));
+      AOT_ASSIGN_OR_RETURN(Value * u, Op("aten::unsqueeze", {Arg::Of(x), L(Literal::Int(0))}, s));
       us.push_back(u);
     }
     return Cat(us, 0);
@@ -59,25 +60,25 @@ struct Rnn {
   // One step: xg = x_t W_ih^T + b_ih (precomputed), hg = h W_hh^T + b_hh.
   Status Step(Value* xg, Value* w_hh, Value* b_hh, Value** h, Value** c) {
     const std::vector<int64_t> gs = {batch, Gates() * hidden};
-    AOT_ASSIGN_OR_RETURN(Value* hg, Linear(*h, w_hh, b_hh, gs));
+    AOT_ASSIGN_OR_RETURN(Value * hg, Linear(*h, w_hh, b_hh, gs));
     switch (cell) {
       case Cell::kTanh:
       case Cell::kRelu: {
-        AOT_ASSIGN_OR_RETURN(Value* s, Binary("aten::add.Tensor", xg, hg));
+        AOT_ASSIGN_OR_RETURN(Value * s, Binary("aten::add.Tensor", xg, hg));
         AOT_ASSIGN_OR_RETURN(*h, Unary(cell == Cell::kTanh ? "aten::tanh" : "aten::relu", s));
         return Status::Ok();
       }
       case Cell::kLstm: {
-        AOT_ASSIGN_OR_RETURN(Value* g, Binary("aten::add.Tensor", xg, hg));
+        AOT_ASSIGN_OR_RETURN(Value * g, Binary("aten::add.Tensor", xg, hg));
         Value* gate[4];
         for (int k = 0; k < 4; ++k) {
-          AOT_ASSIGN_OR_RETURN(Value* s, Gate(g, k));
+          AOT_ASSIGN_OR_RETURN(Value * s, Gate(g, k));
           AOT_ASSIGN_OR_RETURN(gate[k], Unary(k == 2 ? "aten::tanh" : "aten::sigmoid", s));
         }
-        AOT_ASSIGN_OR_RETURN(Value* fc, Binary("aten::mul.Tensor", gate[1], *c));
-        AOT_ASSIGN_OR_RETURN(Value* ig, Binary("aten::mul.Tensor", gate[0], gate[2]));
+        AOT_ASSIGN_OR_RETURN(Value * fc, Binary("aten::mul.Tensor", gate[1], *c));
+        AOT_ASSIGN_OR_RETURN(Value * ig, Binary("aten::mul.Tensor", gate[0], gate[2]));
         AOT_ASSIGN_OR_RETURN(*c, Binary("aten::add.Tensor", fc, ig));
-        AOT_ASSIGN_OR_RETURN(Value* tc, Unary("aten::tanh", *c));
+        AOT_ASSIGN_OR_RETURN(Value * tc, Unary("aten::tanh", *c));
         AOT_ASSIGN_OR_RETURN(*h, Binary("aten::mul.Tensor", gate[3], tc));
         return Status::Ok();
       }
@@ -89,16 +90,16 @@ struct Rnn {
         AOT_ASSIGN_OR_RETURN(hr, Gate(hg, 0));
         AOT_ASSIGN_OR_RETURN(hz, Gate(hg, 1));
         AOT_ASSIGN_OR_RETURN(hn, Gate(hg, 2));
-        AOT_ASSIGN_OR_RETURN(Value* r0, Binary("aten::add.Tensor", xr, hr));
-        AOT_ASSIGN_OR_RETURN(Value* r, Unary("aten::sigmoid", r0));
-        AOT_ASSIGN_OR_RETURN(Value* z0, Binary("aten::add.Tensor", xz, hz));
-        AOT_ASSIGN_OR_RETURN(Value* z, Unary("aten::sigmoid", z0));
-        AOT_ASSIGN_OR_RETURN(Value* rn, Binary("aten::mul.Tensor", r, hn));
-        AOT_ASSIGN_OR_RETURN(Value* n0, Binary("aten::add.Tensor", xn, rn));
-        AOT_ASSIGN_OR_RETURN(Value* nn, Unary("aten::tanh", n0));
+        AOT_ASSIGN_OR_RETURN(Value * r0, Binary("aten::add.Tensor", xr, hr));
+        AOT_ASSIGN_OR_RETURN(Value * r, Unary("aten::sigmoid", r0));
+        AOT_ASSIGN_OR_RETURN(Value * z0, Binary("aten::add.Tensor", xz, hz));
+        AOT_ASSIGN_OR_RETURN(Value * z, Unary("aten::sigmoid", z0));
+        AOT_ASSIGN_OR_RETURN(Value * rn, Binary("aten::mul.Tensor", r, hn));
+        AOT_ASSIGN_OR_RETURN(Value * n0, Binary("aten::add.Tensor", xn, rn));
+        AOT_ASSIGN_OR_RETURN(Value * nn, Unary("aten::tanh", n0));
         // h' = (1 - z) * n + z * h = n + z * (h - n)
-        AOT_ASSIGN_OR_RETURN(Value* d, Binary("aten::sub.Tensor", *h, nn));
-        AOT_ASSIGN_OR_RETURN(Value* zd, Binary("aten::mul.Tensor", z, d));
+        AOT_ASSIGN_OR_RETURN(Value * d, Binary("aten::sub.Tensor", *h, nn));
+        AOT_ASSIGN_OR_RETURN(Value * zd, Binary("aten::mul.Tensor", z, d));
         AOT_ASSIGN_OR_RETURN(*h, Binary("aten::add.Tensor", nn, zd));
         return Status::Ok();
       }
@@ -113,7 +114,10 @@ bool Flag(const Node* n, int i) { return n->args()[static_cast<size_t>(i)].liter
 
 StatusOr<std::vector<Value*>> UnrollRnn(DecomposeBuilder& b, const Node* n) {
   const std::string& name = n->op().schema.name;
-  const Cell cell = name == "lstm" ? Cell::kLstm : name == "gru" ? Cell::kGru : name == "rnn_tanh" ? Cell::kTanh : Cell::kRelu;
+  const Cell cell = name == "lstm"       ? Cell::kLstm
+                    : name == "gru"      ? Cell::kGru
+                    : name == "rnn_tanh" ? Cell::kTanh
+                                         : Cell::kRelu;
   const std::vector<Arg>& a = n->args();
   if (a.size() != 9 || a[2].kind != Arg::Kind::kValueList) return Unsupported("unexpected arguments");
   const bool has_biases = Flag(n, 3), train = Flag(n, 6), bidir = Flag(n, 7), batch_first = Flag(n, 8);
@@ -151,18 +155,20 @@ StatusOr<std::vector<Value*>> UnrollRnn(DecomposeBuilder& b, const Node* n) {
       Value *w_ih = params[p], *w_hh = params[p + 1];
       Value* b_ih = has_biases ? params[p + 2] : nullptr;
       Value* b_hh = has_biases ? params[p + 3] : nullptr;
-      AOT_ASSIGN_OR_RETURN(Value* xg, r.Linear(x, w_ih, b_ih, {steps, batch, r.Gates() * hidden}));
+      AOT_ASSIGN_OR_RETURN(Value * xg, r.Linear(x, w_ih, b_ih, {steps, batch, r.Gates() * hidden}));
       Value* c = nullptr;
-      AOT_ASSIGN_OR_RETURN(Value* h, r.Select(h0s[0], l * dirs + d));
-      if (cell == Cell::kLstm) { AOT_ASSIGN_OR_RETURN(c, r.Select(c0s[0], l * dirs + d)); }
+      AOT_ASSIGN_OR_RETURN(Value * h, r.Select(h0s[0], l * dirs + d));
+      if (cell == Cell::kLstm) {
+        AOT_ASSIGN_OR_RETURN(c, r.Select(c0s[0], l * dirs + d));
+      }
       std::vector<Value*> ys(static_cast<size_t>(steps));
       for (int64_t i = 0; i < steps; ++i) {
         const int64_t t = d == 0 ? i : steps - 1 - i;
-        AOT_ASSIGN_OR_RETURN(Value* xt, r.Select(xg, t));
+        AOT_ASSIGN_OR_RETURN(Value * xt, r.Select(xg, t));
         AOT_RETURN_IF_ERROR(r.Step(xt, w_hh, b_hh, &h, &c));
         ys[static_cast<size_t>(t)] = h;
       }
-      AOT_ASSIGN_OR_RETURN(Value* y, r.Stack(ys));
+      AOT_ASSIGN_OR_RETURN(Value * y, r.Stack(ys));
       outs.push_back(y);
       h_n.push_back(h);
       if (c) c_n.push_back(c);
@@ -174,10 +180,10 @@ StatusOr<std::vector<Value*>> UnrollRnn(DecomposeBuilder& b, const Node* n) {
     AOT_ASSIGN_OR_RETURN(x, r.Op("aten::transpose.int", {Arg::Of(x), L(Literal::Int(0)), L(Literal::Int(1))}, s));
   }
   std::vector<Value*> results = {x};
-  AOT_ASSIGN_OR_RETURN(Value* hs, r.Stack(h_n));
+  AOT_ASSIGN_OR_RETURN(Value * hs, r.Stack(h_n));
   results.push_back(hs);
   if (cell == Cell::kLstm) {
-    AOT_ASSIGN_OR_RETURN(Value* cs, r.Stack(c_n));
+    AOT_ASSIGN_OR_RETURN(Value * cs, r.Stack(c_n));
     results.push_back(cs);
   }
   if (results.size() != n->outputs().size()) return Internal("RNN result count differs from the node's");

@@ -25,8 +25,9 @@ struct Piecewise {
     return b.Emit("aten::slice.Tensor", {Arg::Of(x), I(dim), I(lo), I(hi), I(1)}, s, dt);
   }
   StatusOr<Value*> Full(Sizes s, const Literal& value) {
-    return b.Emit("aten::full", {L(Literal::IntList(s)), L(value), I(AtenScalarTypeCode(dt)), L(Literal::None()),
-                                 L(Literal::Device("cpu")), L(Literal::None())},
+    return b.Emit("aten::full",
+                  {L(Literal::IntList(s)), L(value), I(AtenScalarTypeCode(dt)), L(Literal::None()),
+                   L(Literal::Device("cpu")), L(Literal::None())},
                   s, dt);
   }
   StatusOr<Value*> Cat(const std::vector<Value*>& pieces, int64_t dim) {
@@ -77,12 +78,12 @@ StatusOr<Value*> DecomposeConstantPad(DecomposeBuilder& b, const Node* n) {
     Sizes block = cur->meta().sizes;
     if (lo > 0) {
       block[static_cast<size_t>(d)] = lo;
-      AOT_ASSIGN_OR_RETURN(Value* f, p.Full(block, value));
+      AOT_ASSIGN_OR_RETURN(Value * f, p.Full(block, value));
       pieces.insert(pieces.begin(), f);
     }
     if (hi > 0) {
       block[static_cast<size_t>(d)] = hi;
-      AOT_ASSIGN_OR_RETURN(Value* f, p.Full(block, value));
+      AOT_ASSIGN_OR_RETURN(Value * f, p.Full(block, value));
       pieces.push_back(f);
     }
     if (pieces.size() > 1) {
@@ -102,8 +103,9 @@ StatusOr<Value*> DecomposeRoll(DecomposeBuilder& b, const Node* n) {
   Value* cur = x;
   if (dims.empty()) {  // roll the flattened tensor, then restore the shape
     if (shifts.size() != 1) return InvalidArgument("roll without dims takes one shift");
-    AOT_ASSIGN_OR_RETURN(Value* c, b.Emit("aten::contiguous", {Arg::Of(x), I(0)}, xs, dt));
-    AOT_ASSIGN_OR_RETURN(cur, b.Emit("aten::view", {Arg::Of(c), L(Literal::IntList({x->meta().numel()}))}, {x->meta().numel()}, dt));
+    AOT_ASSIGN_OR_RETURN(Value * c, b.Emit("aten::contiguous", {Arg::Of(x), I(0)}, xs, dt));
+    AOT_ASSIGN_OR_RETURN(
+        cur, b.Emit("aten::view", {Arg::Of(c), L(Literal::IntList({x->meta().numel()}))}, {x->meta().numel()}, dt));
     dims = {0};
   } else if (dims.size() != shifts.size()) {
     return InvalidArgument("roll needs as many shifts as dims");
@@ -115,8 +117,8 @@ StatusOr<Value*> DecomposeRoll(DecomposeBuilder& b, const Node* n) {
     if (size == 0) continue;
     const int64_t s = ((shifts[k] % size) + size) % size;  // elements that wrap to the front
     if (s == 0) continue;
-    AOT_ASSIGN_OR_RETURN(Value* tail, p.Slice(cur, d, size - s, size));
-    AOT_ASSIGN_OR_RETURN(Value* head, p.Slice(cur, d, 0, size - s));
+    AOT_ASSIGN_OR_RETURN(Value * tail, p.Slice(cur, d, size - s, size));
+    AOT_ASSIGN_OR_RETURN(Value * head, p.Slice(cur, d, 0, size - s));
     AOT_ASSIGN_OR_RETURN(cur, p.Cat({tail, head}, d));
   }
   if (cur->meta().sizes != xs) {
@@ -132,7 +134,8 @@ StatusOr<Value*> DecomposeNewFactory(DecomposeBuilder& b, const Node* n) {
   const DType dt = out->meta().dtype;
   std::vector<Arg> args = {L(Literal::IntList(out->meta().sizes))};
   if (name == "new_full") args.push_back(n->args()[2]);
-  for (Arg a : {I(AtenScalarTypeCode(dt)), L(Literal::None()), L(Literal::Device("cpu")), L(Literal::None())}) args.push_back(a);
+  for (Arg a : {I(AtenScalarTypeCode(dt)), L(Literal::None()), L(Literal::Device("cpu")), L(Literal::None())})
+    args.push_back(a);
   const std::string op = name == "new_zeros" ? "aten::zeros" : name == "new_ones" ? "aten::ones" : "aten::full";
   return b.Emit(op, std::move(args), out->meta().sizes, dt);
 }
@@ -147,7 +150,9 @@ StatusOr<Value*> DecomposeNorm(DecomposeBuilder& b, const Node* n) {
   // (p, dims, keepdim): norm.Scalar(self, p), norm.ScalarOpt_dim(self, p, dim,
   // keepdim), linalg_vector_norm(self, ord, dim, keepdim, dtype).
   const Literal& pl = n->args()[1].literal;
-  double p = pl.kind == Literal::Kind::kNone ? 2.0 : pl.kind == Literal::Kind::kFloat ? pl.f : static_cast<double>(pl.i);
+  double p = pl.kind == Literal::Kind::kNone    ? 2.0
+             : pl.kind == Literal::Kind::kFloat ? pl.f
+                                                : static_cast<double>(pl.i);
   Literal dims = Literal::IntList({});
   bool keepdim = false;
   if (name == "linalg_vector_norm" || ov == "ScalarOpt_dim") {
@@ -166,19 +171,19 @@ StatusOr<Value*> DecomposeNorm(DecomposeBuilder& b, const Node* n) {
     return b.Emit(op, std::move(args), ys, dt);
   };
   if (p == 0) {  // the number of non-zero elements
-    AOT_ASSIGN_OR_RETURN(Value* nz, b.Emit("aten::ne.Scalar", {Arg::Of(x), I(0)}, xs, DType::kBool));
+    AOT_ASSIGN_OR_RETURN(Value * nz, b.Emit("aten::ne.Scalar", {Arg::Of(x), I(0)}, xs, DType::kBool));
     return reduce("aten::sum.dim_IntList", nz);
   }
   if (p == 2) {
-    AOT_ASSIGN_OR_RETURN(Value* sq, b.Emit("aten::mul.Tensor", {Arg::Of(x), Arg::Of(x)}, xs, dt));
-    AOT_ASSIGN_OR_RETURN(Value* s, reduce("aten::sum.dim_IntList", sq));
+    AOT_ASSIGN_OR_RETURN(Value * sq, b.Emit("aten::mul.Tensor", {Arg::Of(x), Arg::Of(x)}, xs, dt));
+    AOT_ASSIGN_OR_RETURN(Value * s, reduce("aten::sum.dim_IntList", sq));
     return b.Emit("aten::sqrt", {Arg::Of(s)}, ys, dt);
   }
-  AOT_ASSIGN_OR_RETURN(Value* a, b.Emit("aten::abs", {Arg::Of(x)}, xs, dt));
+  AOT_ASSIGN_OR_RETURN(Value * a, b.Emit("aten::abs", {Arg::Of(x)}, xs, dt));
   if (std::isinf(p)) return reduce(p > 0 ? "aten::amax" : "aten::amin", a);
   if (p == 1) return reduce("aten::sum.dim_IntList", a);
-  AOT_ASSIGN_OR_RETURN(Value* pw, b.Emit("aten::pow.Tensor_Scalar", {Arg::Of(a), L(Literal::Float(p))}, xs, dt));
-  AOT_ASSIGN_OR_RETURN(Value* s, reduce("aten::sum.dim_IntList", pw));
+  AOT_ASSIGN_OR_RETURN(Value * pw, b.Emit("aten::pow.Tensor_Scalar", {Arg::Of(a), L(Literal::Float(p))}, xs, dt));
+  AOT_ASSIGN_OR_RETURN(Value * s, reduce("aten::sum.dim_IntList", pw));
   return b.Emit("aten::pow.Tensor_Scalar", {Arg::Of(s), L(Literal::Float(1.0 / p))}, ys, dt);
 }
 

@@ -16,7 +16,8 @@ TEST(Decompose, RewritesCompositesIntoSupportedOps) {
   %v = aten::var.dim(%x, [1], true, false) : f32[3]@s3
   return (%s, %v)
 }
-)", SnapshotOpTable());
+)",
+                      SnapshotOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ASSERT_TRUE(Decompose(**g, SnapshotOpTable()).ok());
   ASSERT_TRUE(VerifyGraph(**g).ok()) << VerifyGraph(**g).ToString();
@@ -46,7 +47,8 @@ TEST(Decompose, UnrollsRecurrentLayersOverTheSequence) {
   %y, %hn = aten::gru.input(%x, %h, [%wi, %wh, %bi, %bh, %ri, %rh, %ci, %ch], true, 1, 0.0, false, true, true) : f32[2,3,10]@s10, f32[2,2,5]@s11
   return (%y, %hn)
 }
-)", SnapshotOpTable());
+)",
+                      SnapshotOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ASSERT_TRUE(Decompose(**g, SnapshotOpTable()).ok());
   ASSERT_TRUE(VerifyGraph(**g).ok()) << VerifyGraph(**g).ToString();
@@ -64,11 +66,13 @@ TEST(Decompose, NativeMultiHeadAttentionBecomesTheSlowPath) {
   // Self-attention (q is k is v): one fused qkv linear, softmax over keys,
   // the output projection; the bool key padding mask (mask_type 1) becomes a
   // masked_fill; need_weights=false leaves an empty second result.
-  auto g = ParseGraph(R"(graph @f(%x: f32[2,5,8]@s0, %w: f32[24,8]@s1, %b: f32[24]@s2, %pw: f32[8,8]@s3, %pb: f32[8]@s4, %m: bool[2,5]@s5) {
+  auto g = ParseGraph(
+      R"(graph @f(%x: f32[2,5,8]@s0, %w: f32[24,8]@s1, %b: f32[24]@s2, %pw: f32[8,8]@s3, %pb: f32[8]@s4, %m: bool[2,5]@s5) {
   %y, %a = aten::_native_multi_head_attention(%x, %x, %x, 8, 2, %w, %b, %pw, %pb, %m, false, true, 1) : f32[2,5,8]@s6, f32[0]@s7
   return %y
 }
-)", SnapshotOpTable());
+)",
+      SnapshotOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ASSERT_TRUE(Decompose(**g, SnapshotOpTable()).ok());
   ASSERT_TRUE(VerifyGraph(**g).ok()) << VerifyGraph(**g).ToString();
@@ -90,7 +94,8 @@ TEST(Decompose, RefusesTrainingDropoutBetweenRnnLayers) {
   %y, %hn = aten::rnn_tanh.input(%x, %h, [%a, %b, %c, %d], false, 2, 0.5, true, false, false) : f32[3,2,5]@s6, f32[2,2,5]@s7
   return (%y, %hn)
 }
-)", SnapshotOpTable());
+)",
+                      SnapshotOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   Status s = Decompose(**g, SnapshotOpTable());
   EXPECT_FALSE(s.ok());
@@ -125,7 +130,9 @@ TEST(Decompose, PadCropsThenConcatenatesFullBlocks) {
   %y = aten::pad(%x, [1, 1], "reflect", none) : f32[2,3,6]@s1
   return %y
 }
-)").find("only constant padding"), std::string::npos);
+)")
+                .find("only constant padding"),
+            std::string::npos);
 }
 
 TEST(Decompose, RollIsSliceAndCatPerDim) {
@@ -173,13 +180,15 @@ TEST(Decompose, EinsumBecomesPermutesAndOneBmmPerPair) {
   // b, h batch (6), i left (4), d contracted (5), j right (6).
   EXPECT_NE(text.find(" : f32[6,4,5]"), std::string::npos) << text;
   EXPECT_NE(text.find("aten::permute(%k, [0, 1, 3, 2]) : f32[2,3,5,6]"), std::string::npos) << text;
-  EXPECT_NE(text.find("aten::bmm(") , std::string::npos) << text;
+  EXPECT_NE(text.find("aten::bmm("), std::string::npos) << text;
   EXPECT_NE(text.find(" : f32[6,4,6]"), std::string::npos) << text;
   EXPECT_NE(Decomposed(R"(graph @f(%x: f32[3,3]@s0) {
   %y = aten::einsum("ii->i", [%x], none) : f32[3]@s1
   return %y
 }
-)").find("a label repeated in one operand (a diagonal)"), std::string::npos);
+)")
+                .find("a label repeated in one operand (a diagonal)"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -15,28 +15,27 @@ enum class ViewKind {
   kReshape,    // view, reshape, flatten, squeeze, unsqueeze, ...: inverse is view back
   kTranspose,  // transpose, t, swapaxes, swapdims, mT: self-inverse
   kPermute,
-  kSelect,     // select, and unbind's outputs
-  kSlice,      // slice, narrow, and split/chunk's outputs
+  kSelect,  // select, and unbind's outputs
+  kSlice,   // slice, narrow, and split/chunk's outputs
   kDiagonal,
   kAsStrided,
-  kExpand,     // read-only: writing through it would hit overlapping memory
-  kOther,      // anything else: handled as as_strided of the root
+  kExpand,  // read-only: writing through it would hit overlapping memory
+  kOther,   // anything else: handled as as_strided of the root
 };
 
 ViewKind ClassifyView(const OpInfo& op) {
   const std::string& n = op.schema.name;
   const std::string& ov = op.schema.overload;
   if (n == "alias" || n == "detach" || n == "contiguous" || n == "to" || n == "lift_fresh") return ViewKind::kIdentity;
-  if ((n == "view" && ov.empty()) || n == "_reshape_alias" || n == "reshape" || n == "reshape_as" ||
-      n == "view_as" || (n == "flatten" && ov == "using_ints") || (n == "unflatten" && ov == "int") ||
-      n == "squeeze" || n == "unsqueeze")
+  if ((n == "view" && ov.empty()) || n == "_reshape_alias" || n == "reshape" || n == "reshape_as" || n == "view_as" ||
+      (n == "flatten" && ov == "using_ints") || (n == "unflatten" && ov == "int") || n == "squeeze" || n == "unsqueeze")
     return n == "squeeze" && ov == "dimname" ? ViewKind::kOther : ViewKind::kReshape;
   if ((n == "transpose" && ov == "int") || n == "t" || n == "swapaxes" || n == "swapdims" || n == "mT")
     return ViewKind::kTranspose;
   if (n == "permute") return ViewKind::kPermute;
   if ((n == "select" && ov == "int") || (n == "unbind" && ov == "int")) return ViewKind::kSelect;
-  if ((n == "slice" && ov == "Tensor") || (n == "narrow" && ov.empty()) || n == "split" ||
-      n == "split_with_sizes" || n == "chunk" || (n == "tensor_split" && ov != "tensor_indices_or_sections"))
+  if ((n == "slice" && ov == "Tensor") || (n == "narrow" && ov.empty()) || n == "split" || n == "split_with_sizes" ||
+      n == "chunk" || (n == "tensor_split" && ov != "tensor_indices_or_sections"))
     return ViewKind::kSlice;
   if (n == "diagonal" && ov.empty()) return ViewKind::kDiagonal;
   if (n == "as_strided") return ViewKind::kAsStrided;
@@ -56,15 +55,15 @@ struct ViewStep {
   // Normalised parameters where the kind needs them.
   int64_t dim = 0, start = 0, end = 0, index = 0;  // kSlice (step 1) / kSelect
   int64_t slice_step = 1;
-  int64_t d0 = 0, d1 = 1;       // kTranspose
-  std::vector<int64_t> perm;    // kPermute
+  int64_t d0 = 0, d1 = 1;     // kTranspose
+  std::vector<int64_t> perm;  // kPermute
 };
 
 struct AliasRec {
   Value* root = nullptr;
-  Value* parent = nullptr;  // nullptr: the value is a root
-  int step = -1;            // index into steps_
-  Value* memo = nullptr;    // regenerated value...
+  Value* parent = nullptr;    // nullptr: the value is a root
+  int step = -1;              // index into steps_
+  Value* memo = nullptr;      // regenerated value...
   int64_t memo_version = -1;  // ...valid for this root version
 };
 
@@ -85,7 +84,10 @@ class ValueMap {
  public:
   T& operator[](const Value* v) {
     const size_t k = static_cast<size_t>(v->id());
-    if (k >= items_.size()) { items_.resize(k + 1); present_.resize(k + 1, false); }
+    if (k >= items_.size()) {
+      items_.resize(k + 1);
+      present_.resize(k + 1, false);
+    }
     present_[k] = true;
     return items_[k];
   }
@@ -139,16 +141,19 @@ class Functionalizer {
       insert_before_ = n;
       AOT_RETURN_IF_ERROR(CheckNotRetired(n->InputValues()).WithContext(DescribeNode(n)));
       Status s;
-      if (n->op().Writes()) s = HandleWrite(n);
-      else if (AliasedArg(n) >= 0) s = HandleView(n);
-      else s = HandleFunctional(n);
+      if (n->op().Writes())
+        s = HandleWrite(n);
+      else if (AliasedArg(n) >= 0)
+        s = HandleView(n);
+      else
+        s = HandleFunctional(n);
       AOT_RETURN_IF_ERROR(s.WithContext(DescribeNode(n)));
     }
     // Outputs read the final versions; then inputs are restored.
     insert_before_ = nullptr;
     AOT_RETURN_IF_ERROR(CheckNotRetired(g_.outputs()).WithContext("the graph's outputs"));
     for (size_t k = 0; k < g_.outputs().size(); ++k) {
-      AOT_ASSIGN_OR_RETURN(Value* v, Current(g_.outputs()[k]));
+      AOT_ASSIGN_OR_RETURN(Value * v, Current(g_.outputs()[k]));
       g_.SetOutput(static_cast<int>(k), v);
     }
     for (Value* in : g_.inputs()) {
@@ -160,8 +165,7 @@ class Functionalizer {
     // The original mutating (and replaced) nodes are dead now; remove them last-first.
     for (auto it = doomed_.rbegin(); it != doomed_.rend(); ++it) {
       for (Value* o : (*it)->outputs())
-        if (!o->uses().empty())
-          return Internal(DescribeNode(*it) + ": replaced node still has uses of %" + o->name());
+        if (!o->uses().empty()) return Internal(DescribeNode(*it) + ": replaced node still has uses of %" + o->name());
       g_.Destroy(*it);
     }
     return Status::Ok();
@@ -169,19 +173,33 @@ class Functionalizer {
 
  private:
   Status LookUpOps() {
-    struct Want { const OpInfo** slot; const char* name; };
+    struct Want {
+      const OpInfo** slot;
+      const char* name;
+    };
     const Want wants[] = {
-        {&to_copy_, "aten::_to_copy"},          {&view_, "aten::view"},
-        {&view_copy_, "aten::view_copy"},       {&slice_, "aten::slice.Tensor"},
-        {&slice_copy_, "aten::slice_copy.Tensor"}, {&slice_scatter_, "aten::slice_scatter"},
-        {&select_, "aten::select.int"},         {&select_copy_, "aten::select_copy.int"},
-        {&select_scatter_, "aten::select_scatter"}, {&as_strided_, "aten::as_strided"},
-        {&as_strided_copy_, "aten::as_strided_copy"}, {&as_strided_scatter_, "aten::as_strided_scatter"},
-        {&transpose_, "aten::transpose.int"},   {&transpose_copy_, "aten::transpose_copy.int"},
-        {&permute_, "aten::permute"},           {&permute_copy_, "aten::permute_copy"},
-        {&expand_copy_, "aten::expand_copy"},   {&copy_, "aten::copy_"},
-        {&clone_, "aten::clone"},               {&copy_twin_, "aten::copy"},
-        {&zeros_, "aten::zeros"},               {&cat_, "aten::cat"},
+        {&to_copy_, "aten::_to_copy"},
+        {&view_, "aten::view"},
+        {&view_copy_, "aten::view_copy"},
+        {&slice_, "aten::slice.Tensor"},
+        {&slice_copy_, "aten::slice_copy.Tensor"},
+        {&slice_scatter_, "aten::slice_scatter"},
+        {&select_, "aten::select.int"},
+        {&select_copy_, "aten::select_copy.int"},
+        {&select_scatter_, "aten::select_scatter"},
+        {&as_strided_, "aten::as_strided"},
+        {&as_strided_copy_, "aten::as_strided_copy"},
+        {&as_strided_scatter_, "aten::as_strided_scatter"},
+        {&transpose_, "aten::transpose.int"},
+        {&transpose_copy_, "aten::transpose_copy.int"},
+        {&permute_, "aten::permute"},
+        {&permute_copy_, "aten::permute_copy"},
+        {&expand_copy_, "aten::expand_copy"},
+        {&copy_, "aten::copy_"},
+        {&clone_, "aten::clone"},
+        {&copy_twin_, "aten::copy"},
+        {&zeros_, "aten::zeros"},
+        {&cat_, "aten::cat"},
     };
     for (const Want& w : wants) {
       *w.slot = ops_.Find(w.name);
@@ -220,7 +238,10 @@ class Functionalizer {
           const TensorMeta& om = o->meta();
           if (om.offset * DTypeSize(om.dtype) + om.SpanBytes() > m.SpanBytes() || om.dtype != m.dtype) covers = false;
         }
-        if (covers) { base = c; break; }
+        if (covers) {
+          base = c;
+          break;
+        }
       }
       for (Value* c : group) {
         if (base && c != base) {
@@ -237,8 +258,8 @@ class Functionalizer {
           NewRoot(c);
           roots_[c].is_input = true;
           if (!base)
-            roots_[c].no_write_reason = "input %" + c->name() +
-                                        " shares memory with another input, and neither contains the other";
+            roots_[c].no_write_reason =
+                "input %" + c->name() + " shares memory with another input, and neither contains the other";
         }
       }
     }
@@ -248,7 +269,8 @@ class Functionalizer {
   Status CheckNotRetired(const std::vector<Value*>& vs) {
     for (Value* v : vs) {
       Value* c = v ? Canonical(v) : nullptr;
-      if (const std::string* why = c ? retired_.find(c) : nullptr) return Unsupported("%" + v->name() + " is read after " + *why);
+      if (const std::string* why = c ? retired_.find(c) : nullptr)
+        return Unsupported("%" + v->name() + " is read after " + *why);
     }
     return Status::Ok();
   }
@@ -277,8 +299,8 @@ class Functionalizer {
     RootState& root = roots_[r.root];
     if (!r.parent) return root.current;
     if (r.memo && r.memo_version == root.version) return r.memo;
-    AOT_ASSIGN_OR_RETURN(Value* p, Current(r.parent));
-    AOT_ASSIGN_OR_RETURN(Value* out, Replay(p, steps_[static_cast<size_t>(r.step)], v->meta(), r.root));
+    AOT_ASSIGN_OR_RETURN(Value * p, Current(r.parent));
+    AOT_ASSIGN_OR_RETURN(Value * out, Replay(p, steps_[static_cast<size_t>(r.step)], v->meta(), r.root));
     AliasRec& again = recs_[v];  // Replay may have grown recs_
     again.memo = out;
     again.memo_version = roots_[again.root].version;
@@ -288,7 +310,7 @@ class Functionalizer {
   // The view with metadata `m` (offset and strides absolute in the root's
   // storage) taken from the root's current value.
   StatusOr<Value*> AsStridedOfRoot(Value* root, const TensorMeta& m, bool copy) {
-    AOT_ASSIGN_OR_RETURN(Value* cur, Current(root));
+    AOT_ASSIGN_OR_RETURN(Value * cur, Current(root));
     int64_t offset = m.offset;
     if (cur != root) {
       // A new value holds the root's elements from offset 0, laid out like
@@ -310,7 +332,10 @@ class Functionalizer {
     TensorMeta om = m;
     om.storage = copy ? g_.NewStorageId() : cur->meta().storage;
     om.offset = offset;
-    if (copy) { om.strides = DenseLike(m); om.offset = 0; }
+    if (copy) {
+      om.strides = DenseLike(m);
+      om.offset = 0;
+    }
     return NewValue(n, 0, om);
   }
 
@@ -334,8 +359,8 @@ class Functionalizer {
     }
     const TensorMeta& rm = root->meta();
     if (lo < rm.offset || hi >= rm.offset + rm.numel())
-      return Unsupported("an as_strided view reaches memory outside its base %" + root->name() +
-                         " (" + m.ToString() + " of " + rm.ToString() + ")");
+      return Unsupported("an as_strided view reaches memory outside its base %" + root->name() + " (" + m.ToString() +
+                         " of " + rm.ToString() + ")");
     return Status::Ok();
   }
 
@@ -349,9 +374,7 @@ class Functionalizer {
       m.strides = DenseLike(want);
       m.offset = 0;
     }
-    auto emit1 = [&](const OpInfo* op, std::vector<Arg> args) {
-      return NewValue(Emit(op, std::move(args)), 0, m);
-    };
+    auto emit1 = [&](const OpInfo* op, std::vector<Arg> args) { return NewValue(Emit(op, std::move(args)), 0, m); };
     switch (st.kind) {
       case ViewKind::kIdentity:
         if (copy) return p;
@@ -384,7 +407,8 @@ class Functionalizer {
           if (st.kind == ViewKind::kTranspose)
             return emit1(transpose_copy_, {Arg::Of(p), Arg::Of(Literal::Int(st.d0)), Arg::Of(Literal::Int(st.d1))});
           if (st.kind == ViewKind::kExpand)
-            return emit1(expand_copy_, {Arg::Of(p), Arg::Of(Literal::IntList(want.sizes)), Arg::Of(Literal::Bool(false))});
+            return emit1(expand_copy_,
+                         {Arg::Of(p), Arg::Of(Literal::IntList(want.sizes)), Arg::Of(Literal::Bool(false))});
           return AsStridedOfRoot(root, want, true);
         }
         break;
@@ -401,7 +425,9 @@ class Functionalizer {
       AOT_ASSIGN_OR_RETURN(a->value, Current(a->value));
     } else if (a->kind == Arg::Kind::kValueList) {
       for (Value*& v : a->list)
-        if (v) { AOT_ASSIGN_OR_RETURN(v, Current(v)); }
+        if (v) {
+          AOT_ASSIGN_OR_RETURN(v, Current(v));
+        }
     }
     return Status::Ok();
   }
@@ -419,8 +445,7 @@ class Functionalizer {
 
   // The inverse of `step`: `val` is the new content of the view, `parent` the
   // parent's current value; returns the parent's new value.
-  StatusOr<Value*> Inverse(Value* parent, Value* val, const ViewStep& st, const TensorMeta& parent_meta,
-                           Value* root) {
+  StatusOr<Value*> Inverse(Value* parent, Value* val, const ViewStep& st, const TensorMeta& parent_meta, Value* root) {
     bool copy = opts_.remove_views;
     TensorMeta m = parent->meta();
     m.dtype = parent_meta.dtype;
@@ -458,9 +483,9 @@ class Functionalizer {
         return scattered(select_scatter_, {Arg::Of(parent), Arg::Of(val), Arg::Of(Literal::Int(st.dim)),
                                            Arg::Of(Literal::Int(st.index))});
       case ViewKind::kSlice:
-        return scattered(slice_scatter_, {Arg::Of(parent), Arg::Of(val), Arg::Of(Literal::Int(st.dim)),
-                                          Arg::Of(Literal::Int(st.start)), Arg::Of(Literal::Int(st.end)),
-                                          Arg::Of(Literal::Int(st.slice_step))});
+        return scattered(slice_scatter_,
+                         {Arg::Of(parent), Arg::Of(val), Arg::Of(Literal::Int(st.dim)), Arg::Of(Literal::Int(st.start)),
+                          Arg::Of(Literal::Int(st.end)), Arg::Of(Literal::Int(st.slice_step))});
       case ViewKind::kDiagonal: {
         std::vector<Arg> args = {Arg::Of(parent), Arg::Of(val)};
         for (size_t i = 1; i < st.args.size(); ++i) args.push_back(st.args[i]);
@@ -505,7 +530,7 @@ class Functionalizer {
         AOT_RETURN_IF_ERROR(CheckRootLayout(r.root, /*for_write=*/true));
         const TensorMeta& m = cur->meta();
         AOT_RETURN_IF_ERROR(CheckInsideRoot(r.root, m));
-        AOT_ASSIGN_OR_RETURN(Value* rootcur, Current(r.root));
+        AOT_ASSIGN_OR_RETURN(Value * rootcur, Current(r.root));
         TensorMeta sm = r.root->meta();
         sm.storage = g_.NewStorageId();
         Node* n = Emit(as_strided_scatter_, {Arg::Of(rootcur), Arg::Of(val), Arg::Of(Literal::IntList(m.sizes)),
@@ -514,7 +539,7 @@ class Functionalizer {
         cur = r.root;
         break;
       }
-      AOT_ASSIGN_OR_RETURN(Value* pcur, Current(r.parent));
+      AOT_ASSIGN_OR_RETURN(Value * pcur, Current(r.parent));
       AOT_ASSIGN_OR_RETURN(val, Inverse(pcur, val, st, r.parent->meta(), r.root));
       cur = r.parent;
     }
@@ -539,7 +564,8 @@ class Functionalizer {
         if (o->meta().storage != n->input(j)->meta().storage) return false;
       return true;
     };
-    if (op.IsView()) return shares(op.return_alias_arg.empty() ? -1 : op.return_alias_arg[0]) ? op.return_alias_arg[0] : -1;
+    if (op.IsView())
+      return shares(op.return_alias_arg.empty() ? -1 : op.return_alias_arg[0]) ? op.return_alias_arg[0] : -1;
     for (int j = 0; j < static_cast<int>(n->args().size()); ++j)
       if (shares(j)) return j;
     return -1;
@@ -560,9 +586,16 @@ class Functionalizer {
     const std::string& name = n->op().schema.name;
     switch (st.kind) {
       case ViewKind::kTranspose:
-        if (name == "t") { st.d0 = 0; st.d1 = rank < 2 ? 0 : 1; }
-        else if (name == "mT") { st.d0 = rank - 2; st.d1 = rank - 1; }
-        else { st.d0 = Normalize(lit(1).i, rank); st.d1 = Normalize(lit(2).i, rank); }
+        if (name == "t") {
+          st.d0 = 0;
+          st.d1 = rank < 2 ? 0 : 1;
+        } else if (name == "mT") {
+          st.d0 = rank - 2;
+          st.d1 = rank - 1;
+        } else {
+          st.d0 = Normalize(lit(1).i, rank);
+          st.d1 = Normalize(lit(2).i, rank);
+        }
         if (rank < 2) st.kind = ViewKind::kIdentity;  // t() of a 0-d/1-d tensor
         break;
       case ViewKind::kPermute:
@@ -612,7 +645,7 @@ class Functionalizer {
   Status HandleView(Node* n) {
     const int j = AliasedArg(n);
     Value* in = Canonical(n->input(j));
-    AOT_ASSIGN_OR_RETURN(Value* p, Current(in));
+    AOT_ASSIGN_OR_RETURN(Value * p, Current(in));
     AOT_ASSIGN_OR_RETURN(const AliasRec parent_rec, RecordOf(in));
     std::vector<int> step_ids;
     for (int k = 0; k < static_cast<int>(n->outputs().size()); ++k) {
@@ -628,7 +661,7 @@ class Functionalizer {
     }
     roots_[parent_rec.root].has_views = true;
     const int64_t version = roots_[parent_rec.root].version;
-    AOT_ASSIGN_OR_RETURN(Value* root_now, Current(parent_rec.root));
+    AOT_ASSIGN_OR_RETURN(Value * root_now, Current(parent_rec.root));
     const bool rebuild_as_strided = steps_.back().kind == ViewKind::kAsStrided && root_now != parent_rec.root;
     if (!opts_.remove_views && !rebuild_as_strided) {
       // Keep the node, reading the current parent.
@@ -647,8 +680,8 @@ class Functionalizer {
     }
     for (int k = 0; k < static_cast<int>(n->outputs().size()); ++k) {
       Value* o = n->output(k);
-      AOT_ASSIGN_OR_RETURN(Value* v, Replay(p, steps_[static_cast<size_t>(step_ids[static_cast<size_t>(k)])],
-                                            o->meta(), parent_rec.root));
+      AOT_ASSIGN_OR_RETURN(Value * v, Replay(p, steps_[static_cast<size_t>(step_ids[static_cast<size_t>(k)])],
+                                             o->meta(), parent_rec.root));
       AliasRec& r = recs_[o];
       r.memo = v;
       r.memo_version = version;
@@ -664,10 +697,10 @@ class Functionalizer {
   // The dtype ATen gives result k of the functional twin of in-place/out= node n.
   DType TwinDType(const Node* n, const OpInfo& twin, DType target) {
     static const std::unordered_set<std::string> kBoolResult = {
-        "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not",
-        "isnan", "isinf", "signbit", "isfinite"};
-    static const std::unordered_set<std::string> kOperandNames = {"self", "other", "tensor1", "tensor2",
-                                                                  "exponent", "end"};
+        "eq",         "ne",          "lt",          "le",    "gt",    "ge",      "logical_and",
+        "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "signbit", "isfinite"};
+    static const std::unordered_set<std::string> kOperandNames = {"self",    "other",    "tensor1",
+                                                                  "tensor2", "exponent", "end"};
     if (kBoolResult.count(twin.schema.name)) return DType::kBool;
     if (twin.schema.returns.size() != 1) return target;
     std::vector<PromotionOperand> operands;
@@ -749,7 +782,7 @@ class Functionalizer {
       DType twin_dtype = TwinDType(n, *twin, tm.dtype);
       // The new value must be laid out like the target's current value: the
       // inverse views and the views rebuilt from the base rely on it.
-      AOT_ASSIGN_OR_RETURN(Value* target_now, Current(target));
+      AOT_ASSIGN_OR_RETURN(Value * target_now, Current(target));
       const TensorMeta& now = target_now->meta();
       TensorMeta fm = tm;
       fm.dtype = twin_dtype;
@@ -881,8 +914,7 @@ class Functionalizer {
       // The same memory from the same offset, contiguous: a view, on a view
       // or an input too (whose caller keeps its own sizes, as with t_).
       AOT_ASSIGN_OR_RETURN(const AliasRec rec, RecordOf(target));
-      if (roots_[rec.root].is_weight)
-        return Unsupported(what + " %" + target->name() + ", a weight (module state)");
+      if (roots_[rec.root].is_weight) return Unsupported(what + " %" + target->name() + ", a weight (module state)");
       Node* v = Emit(as_strided_, {Arg::Of(n->input(0)), Arg::Of(Literal::IntList(om.sizes)),
                                    Arg::Of(Literal::IntList(om.strides)), Arg::Of(Literal::Int(om.offset))});
       NewValue(v, 0, om);
@@ -891,9 +923,9 @@ class Functionalizer {
     } else {
       AOT_RETURN_IF_ERROR(CheckResizable(target, what));
       if (!tm.IsContiguous() || tm.offset != 0)
-        return Unsupported(what + " %" + target->name() + ", which is not contiguous from offset 0 (" +
-                           tm.ToString() + ")");
-      AOT_ASSIGN_OR_RETURN(Value* cur, Current(target));
+        return Unsupported(what + " %" + target->name() + ", which is not contiguous from offset 0 (" + tm.ToString() +
+                           ")");
+      AOT_ASSIGN_OR_RETURN(Value * cur, Current(target));
       // view in mutations mode (the C backend lowers views, not view_copy).
       const OpInfo* reshape = opts_.remove_views ? view_copy_ : view_;
       TensorMeta flat = tm;
@@ -904,10 +936,10 @@ class Functionalizer {
       TensorMeta zm = flat;
       zm.sizes = {om.numel() - tm.numel()};
       zm.storage = g_.NewStorageId();
-      Value* z = NewValue(Emit(zeros_, {Arg::Of(Literal::IntList(zm.sizes)),
-                                        Arg::Of(Literal::Int(AtenScalarTypeCode(tm.dtype))), Arg::Of(Literal::None()),
-                                        Arg::Of(Literal::None()), Arg::Of(Literal::None())}),
-                          0, zm);
+      Value* z = NewValue(
+          Emit(zeros_, {Arg::Of(Literal::IntList(zm.sizes)), Arg::Of(Literal::Int(AtenScalarTypeCode(tm.dtype))),
+                        Arg::Of(Literal::None()), Arg::Of(Literal::None()), Arg::Of(Literal::None())}),
+          0, zm);
       TensorMeta cm = flat;
       cm.sizes = {om.numel()};
       cm.storage = g_.NewStorageId();
@@ -973,12 +1005,12 @@ class Functionalizer {
   std::vector<ViewStep> steps_;
   std::vector<Node*> doomed_;
   std::vector<std::pair<Value*, Value*>> relabel_;  // kept view -> the parent it now reads
-  const OpInfo *to_copy_ = nullptr, *view_ = nullptr, *view_copy_ = nullptr, *slice_ = nullptr,
-               *slice_copy_ = nullptr, *slice_scatter_ = nullptr, *select_ = nullptr, *select_copy_ = nullptr,
-               *select_scatter_ = nullptr, *as_strided_ = nullptr, *as_strided_copy_ = nullptr,
-               *as_strided_scatter_ = nullptr, *transpose_ = nullptr, *transpose_copy_ = nullptr,
-               *permute_ = nullptr, *permute_copy_ = nullptr, *expand_copy_ = nullptr, *copy_ = nullptr,
-               *clone_ = nullptr, *copy_twin_ = nullptr, *zeros_ = nullptr, *cat_ = nullptr;
+  const OpInfo *to_copy_ = nullptr, *view_ = nullptr, *view_copy_ = nullptr, *slice_ = nullptr, *slice_copy_ = nullptr,
+               *slice_scatter_ = nullptr, *select_ = nullptr, *select_copy_ = nullptr, *select_scatter_ = nullptr,
+               *as_strided_ = nullptr, *as_strided_copy_ = nullptr, *as_strided_scatter_ = nullptr,
+               *transpose_ = nullptr, *transpose_copy_ = nullptr, *permute_ = nullptr, *permute_copy_ = nullptr,
+               *expand_copy_ = nullptr, *copy_ = nullptr, *clone_ = nullptr, *copy_twin_ = nullptr, *zeros_ = nullptr,
+               *cat_ = nullptr;
   ValueMap<std::string> retired_;  // values whose tensor a resize replaced: why reading them is refused
 };
 

@@ -28,9 +28,12 @@ Status ReinplacePass(Graph& g, const OpTable& ops, const PassOptions& o, PassSta
   ro.fuse_cast_back = o.Flag("fuse-cast-back");
   ReinplaceStats rs;
   AOT_RETURN_IF_ERROR(Reinplace(g, ops, ro, &rs));
-  *stats = {{"inplaced", rs.inplaced},           {"scatters-replaced", rs.scatters_replaced},
-            {"scatters-deleted", rs.scatters_deleted}, {"into-inputs", rs.into_inputs},
-            {"casts-fused", rs.casts_fused},     {"restores-deleted", rs.restores_deleted}};
+  *stats = {{"inplaced", rs.inplaced},
+            {"scatters-replaced", rs.scatters_replaced},
+            {"scatters-deleted", rs.scatters_deleted},
+            {"into-inputs", rs.into_inputs},
+            {"casts-fused", rs.casts_fused},
+            {"restores-deleted", rs.restores_deleted}};
   return Status::Ok();
 }
 Status DecomposePass(Graph& g, const OpTable& ops, const PassOptions&, PassStats*) { return Decompose(g, ops); }
@@ -233,7 +236,8 @@ Status RunPassList(Graph& g, const std::vector<PassSpec>& passes, const OpTable&
     return s;
   };
   if (opts.verify_each_pass)
-    AOT_RETURN_IF_ERROR(timed("verify", [&] { return VerifyGraph(g, opts.verify); }).WithContext("verifier (input graph)"));
+    AOT_RETURN_IF_ERROR(
+        timed("verify", [&] { return VerifyGraph(g, opts.verify); }).WithContext("verifier (input graph)"));
   for (const PassSpec& p : passes) {
     const PassRow* row = FindPass(p.name);
     int64_t n0, w0, v0, n1, w1, v1;
@@ -241,12 +245,13 @@ Status RunPassList(Graph& g, const std::vector<PassSpec>& passes, const OpTable&
     PassStats own;
     AOT_RETURN_IF_ERROR(timed(p.name, [&] { return row->fn(g, ops, p.options, &own); }).WithContext("pass " + p.name));
     if (opts.verify_each_pass) {
-      AOT_RETURN_IF_ERROR(timed("verify", [&] { return VerifyGraph(g, opts.verify); }).WithContext("verifier after " + p.name));
+      AOT_RETURN_IF_ERROR(
+          timed("verify", [&] { return VerifyGraph(g, opts.verify); }).WithContext("verifier after " + p.name));
       AOT_RETURN_IF_ERROR(row->ensures(g).WithContext("postcondition of " + p.name));
     }
     if (opts.stats) {
       CountNodes(g, &n1, &w1, &v1);
-      PassStats all = {{"nodes-before", n0}, {"nodes-after", n1}, {"writes-before", w0},
+      PassStats all = {{"nodes-before", n0}, {"nodes-after", n1},  {"writes-before", w0},
                        {"writes-after", w1}, {"views-before", v0}, {"views-after", v1}};
       all.insert(all.end(), own.begin(), own.end());
       opts.stats->push_back({p.name, std::move(all)});

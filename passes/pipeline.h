@@ -72,7 +72,7 @@ StatusOr<PassSpec> MakePassSpec(const std::string& name);
 
 struct PipelineOptions {
   bool verify_each_pass = true;
-  VerifyOptions verify;  // opt --split-input-file: weights without data (no pass reads it)
+  VerifyOptions verify;            // opt --split-input-file: weights without data (no pass reads it)
   std::ostream* timing = nullptr;  // when set, "time: <pass> <ms> ms" lines go here
   std::string context;             // prefixed to errors (e.g. the model's path)
   // When set, one entry per pass run: its name and its counters (the graph's

@@ -1,9 +1,9 @@
 #include "passes/pipeline.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -24,8 +24,8 @@ TEST(Pipeline, StageNamesRoundTrip) {
 }
 
 TEST(Pipeline, ImportStageVerifiesAndTimes) {
-  auto g = ParseGraph("graph @f(%x: f32[2]@s0) {\n  %y = aten::relu(%x) : f32[2]@s1\n  return %y\n}",
-                      SnapshotOpTable());
+  auto g =
+      ParseGraph("graph @f(%x: f32[2]@s0) {\n  %y = aten::relu(%x) : f32[2]@s1\n  return %y\n}", SnapshotOpTable());
   ASSERT_TRUE(g.ok());
   std::ostringstream timing;
   PipelineOptions opts;

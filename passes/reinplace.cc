@@ -152,8 +152,10 @@ class Reinplacer {
     Node* c = r->uses()[0].user;
     if (c->op().qualified_name != "aten::_to_copy" || c->args().size() != 7) return nullptr;
     const auto& a = c->args();
-    auto none = [&](int i) { return a[static_cast<size_t>(i)].kind == Arg::Kind::kLiteral &&
-                                    a[static_cast<size_t>(i)].literal.kind == Literal::Kind::kNone; };
+    auto none = [&](int i) {
+      return a[static_cast<size_t>(i)].kind == Arg::Kind::kLiteral &&
+             a[static_cast<size_t>(i)].literal.kind == Literal::Kind::kNone;
+    };
     bool plain = a[1].kind == Arg::Kind::kLiteral && a[1].literal.kind == Literal::Kind::kInt &&
                  a[1].literal.i == AtenScalarTypeCode(dtype) && none(2) && none(3) && none(4) &&
                  a[5].kind == Arg::Kind::kLiteral && a[5].literal == Literal::Bool(false) && none(6);
@@ -218,7 +220,8 @@ class Reinplacer {
       TensorMeta vm = ScatterViewMeta(*op.scatter_view, vargs, a->meta());
       Node* v = g_.CreateNode(op.scatter_view, std::move(vargs), 1, n);
       v->output()->mutable_meta() = vm;
-      Node* cp = g_.CreateNode(copy_, {Arg::Of(v->output()), Arg::Of(n->input(1)), Arg::Of(Literal::Bool(false))}, 1, n);
+      Node* cp =
+          g_.CreateNode(copy_, {Arg::Of(v->output()), Arg::Of(n->input(1)), Arg::Of(Literal::Bool(false))}, 1, n);
       cp->output()->mutable_meta() = v->output()->meta();
       Union(cls, n->output()->meta().storage);
       Retire(n, a);
@@ -267,8 +270,8 @@ class Reinplacer {
   // same elements in the same row-major order (functionalize writes a 0-dim
   // select back through view(add, [])).
   static bool IsReshapeOfChain(const Value* v, const std::unordered_set<const Value*>& chain) {
-    static const std::unordered_set<std::string> kReshapes = {"view", "_unsafe_view", "reshape", "squeeze",
-                                                              "unsqueeze", "flatten"};
+    static const std::unordered_set<std::string> kReshapes = {"view",    "_unsafe_view", "reshape",
+                                                              "squeeze", "unsqueeze",    "flatten"};
     const Node* p = v->producer();
     return p && p->input(0) && chain.count(p->input(0)) && kReshapes.count(p->op().schema.name) &&
            p->outputs().size() == 1 && v->meta().storage == p->input(0)->meta().storage &&
@@ -308,10 +311,11 @@ class Reinplacer {
   // safe. Any other overlap is not (rule 1c).
   static bool SameElements(const OpInfo& op, const Value* other, const Value* a) {
     static const std::unordered_set<std::string> kElementwise = {
-        "add", "sub", "mul", "div", "true_divide", "floor_divide", "pow", "float_power", "atan2", "remainder",
-        "fmod", "hypot", "copysign", "xlogy", "nextafter", "heaviside", "ldexp", "lerp", "addcmul", "addcdiv",
-        "clamp", "clamp_min", "clamp_max", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
-        "logical_or", "logical_xor", "masked_fill"};
+        "add",        "sub",         "mul",         "div",        "true_divide", "floor_divide",
+        "pow",        "float_power", "atan2",       "remainder",  "fmod",        "hypot",
+        "copysign",   "xlogy",       "nextafter",   "heaviside",  "ldexp",       "lerp",
+        "addcmul",    "addcdiv",     "clamp",       "clamp_min",  "clamp_max",   "bitwise_and",
+        "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor", "masked_fill"};
     // Strides compared exactly, size-1 dimensions too: LibTorch refuses an
     // in-place op whose operand overlaps its output in any other way.
     const TensorMeta &o = other->meta(), &m = a->meta();
@@ -408,7 +412,8 @@ class Reinplacer {
       }
       Node* c = g_.CreateNode(clone_, {Arg::Of(src), Arg::Of(Literal::None())}, 1, first_restore);
       TensorMeta m = src->meta();
-      if (m.HasInternalOverlap() || m.SpanBytes() != m.numel() * DTypeSize(m.dtype)) m.strides = ContiguousStrides(m.sizes);
+      if (m.HasInternalOverlap() || m.SpanBytes() != m.numel() * DTypeSize(m.dtype))
+        m.strides = ContiguousStrides(m.sizes);
       m.offset = 0;
       m.storage = g_.NewStorageId();
       c->output()->mutable_meta() = m;

@@ -8,10 +8,14 @@ namespace atenaot {
 
 const char* BufferHomeName(BufferHome h) {
   switch (h) {
-    case BufferHome::kArena: return "arena";
-    case BufferHome::kOutput: return "output";
-    case BufferHome::kInput: return "input";
-    case BufferHome::kWeight: return "weight";
+    case BufferHome::kArena:
+      return "arena";
+    case BufferHome::kOutput:
+      return "output";
+    case BufferHome::kInput:
+      return "input";
+    case BufferHome::kWeight:
+      return "weight";
   }
   return "?";
 }

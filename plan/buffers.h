@@ -31,14 +31,14 @@ enum class BufferHome { kArena, kOutput, kInput, kWeight };
 const char* BufferHomeName(BufferHome h);
 
 struct Buffer {
-  int64_t storage = 0;       // the storage id shared by its values
+  int64_t storage = 0;            // the storage id shared by its values
   std::vector<int64_t> storages;  // every storage id living here (more than one when kernels reuse it)
-  int64_t bytes = 0;         // aligned size
-  int64_t first = 0;         // op index of the first definition
-  int64_t last = 0;          // op index of the last read (num_ops for outputs)
+  int64_t bytes = 0;              // aligned size
+  int64_t first = 0;              // op index of the first definition
+  int64_t last = 0;               // op index of the last read (num_ops for outputs)
   BufferHome home = BufferHome::kArena;
-  int output_index = -1;     // kOutput: which flat output
-  std::string name;          // the defining value, for reports
+  int output_index = -1;  // kOutput: which flat output
+  std::string name;       // the defining value, for reports
   std::vector<const Value*> values;
   const Node* scratch_for = nullptr;  // set for a kernel's scratch (no storage, no values)
 };

@@ -35,7 +35,7 @@ TEST(Buffers, SharedStorageIsOneBufferWithTheWholeLiveRange) {
   EXPECT_EQ(s2.home, BufferHome::kArena);
   EXPECT_EQ(a.buffers[1].home, BufferHome::kOutput);  // %c
   EXPECT_EQ(a.buffers[1].output_index, 0);
-  EXPECT_EQ(a.buffers[2].home, BufferHome::kArena);   // %d: consumed, not returned
+  EXPECT_EQ(a.buffers[2].home, BufferHome::kArena);  // %d: consumed, not returned
   EXPECT_EQ(a.buffers[2].first, 5);
   EXPECT_EQ(a.buffers[2].last, 6);
   EXPECT_EQ(a.buffers[3].home, BufferHome::kOutput);  // %e
@@ -49,7 +49,8 @@ TEST(Buffers, PartialViewOutputsStayInTheArena) {
   %s = aten::slice.Tensor(%a, 0, 1, 3, 1) : f32[2]+1@s1
   return %s
 }
-)", SnapshotOpTable());
+)",
+                      SnapshotOpTable());
   ASSERT_TRUE(g.ok());
   BufferAnalysis a = AnalyzeBuffers(**g, 16);
   ASSERT_EQ(a.buffers.size(), 1u);
@@ -123,7 +124,8 @@ TEST(Buffers, ReadsOfFusedNodesLastUntilTheirKernelRuns) {
   %t = aten::add.Tensor(%r, %r, 1) : f32[2,4]@s4
   return (%t, %u)
 }
-)", SnapshotOpTable());
+)",
+                      SnapshotOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   std::unordered_set<const Value*> fused = {(*g)->FindValue("r")};
   BufferAnalysis a = AnalyzeBuffers(**g, 64, &fused);
@@ -146,7 +148,8 @@ TEST(Buffers, KernelReuseTakesOverADyingInputsBuffer) {
   %d = aten::softmax.int(%a, 0, none) : f32[4,4]@s4
   return %c
 }
-)", SnapshotOpTable());
+)",
+                      SnapshotOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const Value* a = (*g)->FindValue("a");
   const Value* b = (*g)->FindValue("b");
@@ -174,7 +177,8 @@ TEST(Buffers, ReadingAFusedValueReadsWhatItsProducerReads) {
   %o = aten::add.Tensor(%u, %z, 1) : f64[2,64]@s5
   return (%o, %s)
 }
-)", SnapshotOpTable());
+)",
+                      SnapshotOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   std::unordered_set<const Value*> fused = {(*g)->FindValue("u")};
   ASSERT_NE(*fused.begin(), nullptr);
@@ -197,7 +201,8 @@ TEST(Buffers, KernelScratchLivesOnlyDuringItsNode) {
   %d = aten::mul.Scalar(%c, 5) : f32[256]@s4
   return %d
 }
-)", SnapshotOpTable());
+)",
+                      SnapshotOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const Node* nd = (*g)->FindValue("d")->producer();
   const NodeBytes scratch = {{nd, 1000}};
@@ -225,7 +230,7 @@ TEST(Buffers, KernelScratchLivesOnlyDuringItsNode) {
   ASSERT_TRUE(bigger.ok());
   EXPECT_EQ(bigger->lower_bound_bytes, 1024 + 2048);
   EXPECT_EQ(bigger->arena_bytes(), 1024 + 2048);
-  EXPECT_EQ(with->naive_bytes, 4 * 1024);       // %a, %b, %c and the scratch (%d is the output)
+  EXPECT_EQ(with->naive_bytes, 4 * 1024);  // %a, %b, %c and the scratch (%d is the output)
   EXPECT_NE(PlanTable(*with, {}).find("scratch of %d"), std::string::npos);
   EXPECT_NE(PlanJson(*with, {}).find("\"scratch\": true"), std::string::npos);
 }

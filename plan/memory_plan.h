@@ -14,8 +14,8 @@ namespace atenaot {
 
 struct MemoryPlan {
   BufferAnalysis analysis;
-  Placement placement;           // over the arena buffers, in analysis.arena order
-  std::vector<int64_t> offsets;  // per buffer in analysis.buffers; -1 outside the arena
+  Placement placement;            // over the arena buffers, in analysis.arena order
+  std::vector<int64_t> offsets;   // per buffer in analysis.buffers; -1 outside the arena
   int64_t lower_bound_bytes = 0;  // LOAD over the arena buffers
   int64_t naive_bytes = 0;        // no reuse
   // When the ops were reordered for memory (plan/schedule.h): LOAD and the
@@ -43,8 +43,8 @@ StatusOr<MemoryPlan> PlanMemory(const Graph& g, const std::string& algorithm = "
 
 // Numbers measured outside the plan, for reports.
 struct PlanTotals {
-  int64_t eager_peak_bytes = -1;                     // LibTorch eager, -1 when not measured
-  int64_t lower_bound_before_reinplace_bytes = -1;   // LOAD of the functional graph
+  int64_t eager_peak_bytes = -1;                    // LibTorch eager, -1 when not measured
+  int64_t lower_bound_before_reinplace_bytes = -1;  // LOAD of the functional graph
 };
 
 // A table: one row per buffer (name, home, bytes, live range, offset), then

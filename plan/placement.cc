@@ -8,9 +8,7 @@
 namespace atenaot {
 namespace {
 
-bool LiveTogether(const BufferRequest& a, const BufferRequest& b) {
-  return a.first <= b.last && b.first <= a.last;
-}
+bool LiveTogether(const BufferRequest& a, const BufferRequest& b) { return a.first <= b.last && b.first <= a.last; }
 
 // Places buffers in `order`, each at the best-fitting gap among the already
 // placed buffers it overlaps in time (smallest gap that fits; the gap before
@@ -24,14 +22,18 @@ Placement PlaceInOrder(const std::vector<BufferRequest>& r, const std::vector<in
     busy.clear();
     for (int j : placed)
       if (LiveTogether(r[static_cast<size_t>(i)], r[static_cast<size_t>(j)]))
-        busy.push_back({p.offsets[static_cast<size_t>(j)], p.offsets[static_cast<size_t>(j)] + r[static_cast<size_t>(j)].bytes});
+        busy.push_back(
+            {p.offsets[static_cast<size_t>(j)], p.offsets[static_cast<size_t>(j)] + r[static_cast<size_t>(j)].bytes});
     std::sort(busy.begin(), busy.end());
     const int64_t need = r[static_cast<size_t>(i)].bytes;
     int64_t best = -1, best_gap = 0, cursor = 0;
     for (const auto& [b, e] : busy) {
       if (b > cursor) {
         int64_t gap = b - cursor;
-        if (gap >= need && (best < 0 || gap < best_gap)) { best = cursor; best_gap = gap; }
+        if (gap >= need && (best < 0 || gap < best_gap)) {
+          best = cursor;
+          best_gap = gap;
+        }
       }
       cursor = std::max(cursor, e);
     }
@@ -77,7 +79,10 @@ Placement HillClimb(const std::vector<BufferRequest>& r) {
   Placement best = PlaceInOrder(r, order);
   std::vector<int> alt = OrderByConflicts(r);
   Placement p2 = PlaceInOrder(r, alt);
-  if (p2.arena_bytes < best.arena_bytes) { best = p2; order = alt; }
+  if (p2.arena_bytes < best.arena_bytes) {
+    best = p2;
+    order = alt;
+  }
   const int64_t load = LiveBytesLowerBound(r);
   const size_t n = r.size();
   if (n < 2) return best;
@@ -91,15 +96,19 @@ Placement HillClimb(const std::vector<BufferRequest>& r) {
     if (a == b) continue;
     std::swap(order[a], order[b]);
     Placement p = PlaceInOrder(r, order);
-    if (p.arena_bytes <= best.arena_bytes) best = p;
-    else std::swap(order[a], order[b]);
+    if (p.arena_bytes <= best.arena_bytes)
+      best = p;
+    else
+      std::swap(order[a], order[b]);
   }
   return best;
 }
 
 }  // namespace
 
-std::vector<std::string> PlacementAlgorithms() { return {"greedy_by_size", "greedy_by_conflicts", "hill_climb", "best"}; }
+std::vector<std::string> PlacementAlgorithms() {
+  return {"greedy_by_size", "greedy_by_conflicts", "hill_climb", "best"};
+}
 
 namespace {
 std::map<std::string, PlacementFnForTesting>& TestPlacements() {
@@ -109,8 +118,10 @@ std::map<std::string, PlacementFnForTesting>& TestPlacements() {
 }  // namespace
 
 void SetPlacementForTesting(const std::string& name, PlacementFnForTesting fn) {
-  if (fn) TestPlacements()[name] = fn;
-  else TestPlacements().erase(name);
+  if (fn)
+    TestPlacements()[name] = fn;
+  else
+    TestPlacements().erase(name);
 }
 
 StatusOr<Placement> PlaceBuffers(const std::vector<BufferRequest>& r, const std::string& algorithm) {
@@ -122,14 +133,18 @@ StatusOr<Placement> PlaceBuffers(const std::vector<BufferRequest>& r, const std:
   } else if (algorithm == "greedy_by_conflicts") {
     p = PlaceInOrder(r, OrderByConflicts(r));
   } else if (algorithm == "hill_climb") {
-    if (r.size() > 2000) return InvalidArgument("hill_climb is for up to 2000 buffers, got " + std::to_string(r.size()));
+    if (r.size() > 2000)
+      return InvalidArgument("hill_climb is for up to 2000 buffers, got " + std::to_string(r.size()));
     p = HillClimb(r);
   } else if (algorithm == "best") {
     bool have = false;
     for (const std::string& a : PlacementAlgorithms()) {
       if (a == "best" || (a == "hill_climb" && r.size() > 2000)) continue;
       AOT_ASSIGN_OR_RETURN(Placement c, PlaceBuffers(r, a));
-      if (!have || c.arena_bytes < p.arena_bytes) { p = c; have = true; }
+      if (!have || c.arena_bytes < p.arena_bytes) {
+        p = c;
+        have = true;
+      }
     }
     if (!have) p = PlaceInOrder(r, OrderBySize(r));
     p.algorithm = "best (" + p.algorithm + ")";
@@ -176,7 +191,8 @@ std::string CheckPlacement(const std::vector<BufferRequest>& r, const Placement&
   // overlaps in time is O(n^2) in the worst case but fine at plan sizes.
   std::vector<int> idx(r.size());
   std::iota(idx.begin(), idx.end(), 0);
-  std::sort(idx.begin(), idx.end(), [&](int a, int b) { return p.offsets[static_cast<size_t>(a)] < p.offsets[static_cast<size_t>(b)]; });
+  std::sort(idx.begin(), idx.end(),
+            [&](int a, int b) { return p.offsets[static_cast<size_t>(a)] < p.offsets[static_cast<size_t>(b)]; });
   for (size_t x = 0; x < idx.size(); ++x) {
     size_t i = static_cast<size_t>(idx[x]);
     if (p.offsets[i] < 0 || p.offsets[i] + r[i].bytes > p.arena_bytes)

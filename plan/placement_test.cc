@@ -1,8 +1,8 @@
 #include "plan/placement.h"
 
-#include <random>
-
 #include <gtest/gtest.h>
+
+#include <random>
 
 namespace atenaot {
 namespace {

@@ -17,9 +17,9 @@ struct State {
   std::vector<uint64_t> bits;
   std::vector<int> ready;  // unscheduled nodes whose predecessors all ran
   int64_t live = 0, peak = 0;
-  int64_t detours = 0;     // steps that did not take the lowest-numbered ready node
-  int trace = -1;          // into Search::steps
-  int count = 0;           // nodes in the set
+  int64_t detours = 0;  // steps that did not take the lowest-numbered ready node
+  int trace = -1;       // into Search::steps
+  int count = 0;        // nodes in the set
 };
 
 struct BitsHash {
@@ -90,12 +90,14 @@ class Search {
           State n = Step(s, u);
           auto& bucket = buckets[n.count];
           auto found = bucket.find(n.bits);
-          if (found == bucket.end()) bucket.emplace(n.bits, std::move(n));
-          else if (Better(n, found->second)) found->second = std::move(n);
+          if (found == bucket.end())
+            bucket.emplace(n.bits, std::move(n));
+          else if (Better(n, found->second))
+            found->second = std::move(n);
         }
       }
-      if (!greedy && std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() >
-                         o.time_budget_ms)
+      if (!greedy &&
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > o.time_budget_ms)
         greedy = true;
     }
     return r;
@@ -162,7 +164,10 @@ class Search {
     for (int v : succs_[static_cast<size_t>(u)]) {
       bool all = true;
       for (int q : p_.preds[static_cast<size_t>(v)])
-        if (!Has(s, q)) { all = false; break; }
+        if (!Has(s, q)) {
+          all = false;
+          break;
+        }
       if (all && std::find(s.ready.begin(), s.ready.end(), v) == s.ready.end()) s.ready.push_back(v);
     }
     std::sort(s.ready.begin(), s.ready.end());
@@ -195,7 +200,8 @@ class Search {
 
   std::vector<int> Unwind(int trace) const {
     std::vector<int> order;
-    for (int t = trace; t >= 0; t = steps_[static_cast<size_t>(t)].first) order.push_back(steps_[static_cast<size_t>(t)].second);
+    for (int t = trace; t >= 0; t = steps_[static_cast<size_t>(t)].first)
+      order.push_back(steps_[static_cast<size_t>(t)].second);
     std::reverse(order.begin(), order.end());
     return order;
   }
@@ -213,8 +219,8 @@ int64_t SchedulePeak(const ScheduleProblem& p, const std::vector<int>& order) { 
 ScheduleResult SolveSchedule(const ScheduleProblem& p, const ScheduleOptions& o) { return Search(p).Run(o); }
 
 ScheduleProblem BuildScheduleProblem(const Graph& g, int64_t alignment,
-                                     const std::unordered_set<const Value*>* virtual_values,
-                                     const ReusePairs* reuse, const NodeBytes* scratch) {
+                                     const std::unordered_set<const Value*>* virtual_values, const ReusePairs* reuse,
+                                     const NodeBytes* scratch) {
   ScheduleProblem p;
   std::vector<const Node*> nodes;
   std::unordered_map<const Node*, int> index;
@@ -254,8 +260,8 @@ ScheduleProblem BuildScheduleProblem(const Graph& g, int64_t alignment,
     }
     out.push_back(storage(v->meta().storage));
   };
-  std::vector<int> last_write;           // per storage, -1: none
-  std::vector<std::vector<int>> since;   // per storage: readers since its last write
+  std::vector<int> last_write;          // per storage, -1: none
+  std::vector<std::vector<int>> since;  // per storage: readers since its last write
   for (size_t u = 0; u < n; ++u) {
     const Node* node = nodes[u];
     std::vector<int> touched, written;
@@ -327,8 +333,10 @@ ScheduleProblem BuildScheduleProblem(const Graph& g, int64_t alignment,
     if (it == sid.end() || !created[static_cast<size_t>(it->second)]) continue;
     const size_t st = static_cast<size_t>(it->second);
     const TensorMeta& m = v->meta();
-    if (m.offset == 0 && m.IsContiguous() && m.numel() * DTypeSize(m.dtype) == extent[st]) p.bytes[st] = 0;
-    else p.pinned[st] = true;
+    if (m.offset == 0 && m.IsContiguous() && m.numel() * DTypeSize(m.dtype) == extent[st])
+      p.bytes[st] = 0;
+    else
+      p.pinned[st] = true;
   }
   if (reuse) {
     for (const auto& [o, in] : *reuse) {
@@ -341,7 +349,8 @@ ScheduleProblem BuildScheduleProblem(const Graph& g, int64_t alignment,
                                DTypeSize(mo.dtype) == DTypeSize(mi.dtype) && mi.IsContiguous();
       const size_t u = static_cast<size_t>(index.at(o->producer()));
       const auto& cr = p.creates[u];
-      if (!same_layout || p.bytes[static_cast<size_t>(so)] == 0 || p.bytes[static_cast<size_t>(so)] != p.bytes[static_cast<size_t>(si)] ||
+      if (!same_layout || p.bytes[static_cast<size_t>(so)] == 0 ||
+          p.bytes[static_cast<size_t>(so)] != p.bytes[static_cast<size_t>(si)] ||
           std::find(cr.begin(), cr.end(), so) == cr.end())
         continue;
       p.reuse[u].push_back({so, si});
@@ -354,8 +363,10 @@ void ApplyNodeOrder(Graph& g, const std::vector<Node*>& order) {
   // Each node goes right after the ones already placed.
   Node* cursor = g.first();
   for (Node* n : order) {
-    if (n == cursor) cursor = cursor->next();
-    else g.MoveBefore(n, cursor);
+    if (n == cursor)
+      cursor = cursor->next();
+    else
+      g.MoveBefore(n, cursor);
   }
   g.Renumber();
 }

@@ -47,11 +47,11 @@ struct ScheduleOptions {
 };
 
 struct ScheduleResult {
-  std::vector<int> order;      // node indices
-  int64_t peak = 0;            // modelled peak of `order`
-  int64_t original_peak = 0;   // modelled peak of the traced order
-  bool exact = true;           // no set was dropped: `peak` is the minimum
-  int64_t states = 0;          // sets expanded
+  std::vector<int> order;     // node indices
+  int64_t peak = 0;           // modelled peak of `order`
+  int64_t original_peak = 0;  // modelled peak of the traced order
+  bool exact = true;          // no set was dropped: `peak` is the minimum
+  int64_t states = 0;         // sets expanded
 };
 
 // Peak live bytes of running `order` (must be topological).
@@ -63,8 +63,8 @@ ScheduleResult SolveSchedule(const ScheduleProblem& p, const ScheduleOptions& o 
 // fused values, reuse pairs and kernel scratch: a storage that its node
 // creates and frees).
 ScheduleProblem BuildScheduleProblem(const Graph& g, int64_t alignment,
-                                     const std::unordered_set<const Value*>* virtual_values,
-                                     const ReusePairs* reuse, const NodeBytes* scratch = nullptr);
+                                     const std::unordered_set<const Value*>* virtual_values, const ReusePairs* reuse,
+                                     const NodeBytes* scratch = nullptr);
 
 struct ScheduleStats {
   bool changed = false;

@@ -167,7 +167,8 @@ TEST(Schedule, ReordersAGraphAndKeepsWritesAfterReads) {
   %o2 = aten::add.Tensor(%o, %r, 1) : f32[]@s8
   return (%o2, %w)
 }
-)", SnapshotOpTable());
+)",
+                      SnapshotOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   auto before = PlanMemory(**g, "best", 64);
   ASSERT_TRUE(before.ok());
@@ -180,8 +181,8 @@ TEST(Schedule, ReordersAGraphAndKeepsWritesAfterReads) {
   std::vector<std::string> names;
   for (const Node* n : (*g)->nodes()) names.push_back(n->output()->name());
   auto pos = [&](const std::string& s) { return std::find(names.begin(), names.end(), s) - names.begin(); };
-  EXPECT_LT(pos("sa"), pos("b"));   // the big branch finishes first
-  EXPECT_LT(pos("r"), pos("w"));    // reads of %x stay before the write
+  EXPECT_LT(pos("sa"), pos("b"));  // the big branch finishes first
+  EXPECT_LT(pos("r"), pos("w"));   // reads of %x stay before the write
   EXPECT_LT(pos("a"), pos("w"));
   EXPECT_LT(pos("b"), pos("w"));
 }
@@ -194,7 +195,8 @@ TEST(Schedule, KernelScratchIsLiveOnlyWhileItsNodeRuns) {
   %o = aten::add.Tensor(%sa, %sb, 1) : f32[]@s6
   return %o
 }
-)", SnapshotOpTable());
+)",
+                      SnapshotOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const NodeBytes scratch = {{(*g)->FindValue("b")->producer(), 4096}};
   const ScheduleProblem p = BuildScheduleProblem(**g, 64, nullptr, nullptr, &scratch);

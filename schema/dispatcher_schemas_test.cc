@@ -1,8 +1,8 @@
 #include "schema/dispatcher_schemas.h"
 
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 namespace atenaot {
 namespace {

@@ -6,10 +6,9 @@
 // anything else that cannot compile is a failure (a codegen regression must
 // not hide as a skip).
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <filesystem>
-
-#include <gtest/gtest.h>
 
 #include "capture/cpp_trace.h"
 #include "capture/jit_import.h"
@@ -30,12 +29,12 @@ std::string Dir(const std::string& name) { return ::testing::TempDir() + "/compi
 // Fails on a C backend refusal naming an op not on kKnownUnsupported
 // (tests/testing/compiled_runner.h), skips naming the ops on a known one, and
 // skips with its reason a program RunProgramCompiled reports as "SKIP: ...".
-#define SKIP_IF_KNOWN_UNSUPPORTED(error)                                                 \
-  if (std::string k = KnownRefusal(error); k.rfind("FAIL: ", 0) == 0)                    \
-    FAIL() << k << "\n" << (error).substr(0, 600);                                      \
-  else if (!k.empty())                                                                   \
-    GTEST_SKIP() << k;                                                                   \
-  else if ((error).rfind(kSkipPrefix, 0) == 0)                                           \
+#define SKIP_IF_KNOWN_UNSUPPORTED(error)                              \
+  if (std::string k = KnownRefusal(error); k.rfind("FAIL: ", 0) == 0) \
+    FAIL() << k << "\n" << (error).substr(0, 600);                    \
+  else if (!k.empty())                                                \
+    GTEST_SKIP() << k;                                                \
+  else if ((error).rfind(kSkipPrefix, 0) == 0)                        \
   GTEST_SKIP() << (error).substr(kSkipPrefix.size())
 
 TEST(KnownUnsupported, OnlyListedOpsAreSkipped) {

@@ -2,11 +2,11 @@
 // interpreter; each must equal running the same C++ function eagerly on copies
 // of the same inputs (outputs and inputs after the run). Aliasing between
 // inputs is recorded as a shared storage id.
-#include <ATen/ATen.h>
+#include "capture/cpp_trace.h"
 
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
-#include "capture/cpp_trace.h"
 #include "capture/jit_import.h"
 #include "interp/reference_interpreter.h"
 #include "ir/printer.h"
@@ -75,7 +75,7 @@ TEST(CppTrace, AliasingInputsShareAStorageAndBehaveLikeEager) {
   const at::Tensor before = base.clone();
   std::vector<at::Tensor> inputs = {base.slice(0, 0, 2), base.slice(0, 1, 3)};  // rows overlap
   CppProgram fn = [](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> {
-    in[0].add_(1);    // also visible through in[1]'s first row
+    in[0].add_(1);  // also visible through in[1]'s first row
     return {in[1] * 2};
   };
   auto g = TraceCpp(fn, inputs, LiveOpTable());
@@ -91,8 +91,8 @@ TEST(CppTrace, AliasingInputsShareAStorageAndBehaveLikeEager) {
 
 TEST(CppTrace, SampleInputsAreNotModified) {
   at::Tensor x = at::ones({3});
-  auto g = TraceCpp([](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> { return {in[0].add_(1)}; },
-                    {x}, LiveOpTable());
+  auto g = TraceCpp([](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> { return {in[0].add_(1)}; }, {x},
+                    LiveOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_TRUE(at::equal(x, at::ones({3})));
 }

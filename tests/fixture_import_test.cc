@@ -6,24 +6,23 @@
 // fixture and LibTorch running the TorchScript module on the same inputs.
 // The imported IR also round-trips through the text format exactly.
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/serialization/import.h>
 
 #include <filesystem>
 
-#include <gtest/gtest.h>
-
 #include "capture/load_model.h"
 #include "capture/tensor_convert.h"
 #include "interp/annotate.h"
 #include "interp/reference_interpreter.h"
-#include "plan/memory_plan.h"
 #include "io/npy.h"
+#include "io/weights_file.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
-#include "io/weights_file.h"
 #include "passes/pipeline.h"
+#include "plan/memory_plan.h"
 #include "schema/dispatcher_schemas.h"
 #include "tests/testing/eager_compare.h"
 
@@ -92,9 +91,12 @@ TEST_P(FixtureTest, LibTorchModuleAgreesWithTheStoredEagerResults) {
   c10::IValue out = m.forward(args);
   std::vector<at::Tensor> flat;
   std::function<void(const c10::IValue&)> flatten = [&](const c10::IValue& v) {
-    if (v.isTensor()) flat.push_back(v.toTensor());
-    else if (v.isTuple()) for (const auto& e : v.toTupleRef().elements()) flatten(e);
-    else if (v.isList()) for (const auto& e : v.toListRef()) flatten(e);
+    if (v.isTensor())
+      flat.push_back(v.toTensor());
+    else if (v.isTuple())
+      for (const auto& e : v.toTupleRef().elements()) flatten(e);
+    else if (v.isList())
+      for (const auto& e : v.toListRef()) flatten(e);
   };
   flatten(out);
   EXPECT_EQ(CompareTensorLists(expected_outputs(), flat, "module output"), "");

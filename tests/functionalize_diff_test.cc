@@ -25,9 +25,7 @@ std::vector<Case> Cases() {
 
 class FunctionalizeDiff : public ::testing::TestWithParam<Case> {};
 
-TEST_P(FunctionalizeDiff, EqualsEager) {
-  EXPECT_EQ(RunProgramAtStage(*GetParam().program, GetParam().stage), "");
-}
+TEST_P(FunctionalizeDiff, EqualsEager) { EXPECT_EQ(RunProgramAtStage(*GetParam().program, GetParam().stage), ""); }
 
 INSTANTIATE_TEST_SUITE_P(Suite, FunctionalizeDiff, ::testing::ValuesIn(Cases()), [](const auto& info) {
   std::string s = StageName(info.param.stage);

@@ -4,11 +4,10 @@
 // value reported as success); indices eager accepts run as in eager
 // (advanced indexing wraps negatives, index_select and embedding do not).
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "atenaot.h"
 #include "capture/cpp_trace.h"
@@ -64,8 +63,8 @@ at::Tensor L(std::vector<int64_t> v) { return at::tensor(v, at::kLong); }
 
 TEST(IndexRange, IndexSelectDoesNotWrap) {
   const at::Tensor w = at::arange(12, at::kFloat).reshape({4, 3});
-  Case c{"index_select", [w](const Ts& in) -> Ts { return {at::index_select(in[0], 0, in[1]) * 2}; },
-         {w, L({0, 3, 1})}};
+  Case c{
+      "index_select", [w](const Ts& in) -> Ts { return {at::index_select(in[0], 0, in[1]) * 2}; }, {w, L({0, 3, 1})}};
   Check(c, {L({3, 2, 0})}, {L({4, 0, 0}), L({0, -1, 0}), L({0, 0, -5})}, "in aten::index_select");
 }
 
@@ -76,7 +75,8 @@ TEST(IndexRange, EmbeddingDoesNotWrap) {
 }
 
 TEST(IndexRange, AdvancedIndexingWrapsNegatives) {
-  Case c{"index", [](const Ts& in) -> Ts { return {in[0].index({in[1]}) * 3}; },
+  Case c{"index",
+         [](const Ts& in) -> Ts { return {in[0].index({in[1]}) * 3}; },
          {at::arange(8, at::kFloat).reshape({4, 2}), L({1, 2})}};
   Check(c, {L({-1, -4}), L({3, 0})}, {L({4, 0}), L({0, -5})}, "in aten::index.Tensor");
 }
@@ -94,9 +94,7 @@ TEST(IndexRange, IndexPutWrapsNegatives) {
 
 TEST(IndexRange, EmbeddingBagChecksIndices) {
   const at::Tensor w = at::arange(12, at::kFloat).reshape({4, 3});
-  CppProgram fn = [w](const Ts& in) -> Ts {
-    return {std::get<0>(at::embedding_bag(w, in[0], in[1], false, 0)) * 1};
-  };
+  CppProgram fn = [w](const Ts& in) -> Ts { return {std::get<0>(at::embedding_bag(w, in[0], in[1], false, 0)) * 1}; };
   Case c{"embedding_bag", [fn](const Ts& in) -> Ts { return fn({in[1], in[0]}); }, {L({0, 2}), L({0, 1, 2, 3})}};
   Check(c, {L({3, 3, 0, 1})}, {L({0, 4, 1, 1}), L({-1, 0, 0, 0})}, "in aten::embedding_bag");
 }

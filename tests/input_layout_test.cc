@@ -3,11 +3,10 @@
 // a caller whose tensors are laid out differently gets one clear status, not
 // wrong numbers.
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "atenaot.h"
 #include "capture/cpp_trace.h"
@@ -53,8 +52,9 @@ TEST(InputLayout, TransposedInputRunsInPlaceAndOtherStridesAreRefused) {
   // The same values, contiguous: not the layout the model was compiled for.
   at::Tensor c = at::randn({3, 4});
   EXPECT_EQ(RunModel(m, {c}, out), AOT_ERR_BAD_STRIDES);
-  EXPECT_NE(std::string(aot_last_error()).find("has strides (4, 1); the model was traced and compiled with strides (1, 3)"),
-            std::string::npos)
+  EXPECT_NE(
+      std::string(aot_last_error()).find("has strides (4, 1); the model was traced and compiled with strides (1, 3)"),
+      std::string::npos)
       << aot_last_error();
   aot_model_free(m);
 }
@@ -76,7 +76,8 @@ TEST(InputLayout, AliasingInputsMustShareMemoryAsTraced) {
   // Row 2 instead of row 1: the kernels would write the wrong row.
   EXPECT_EQ(RunModel(m, {b, b.select(0, 2)}, out), AOT_ERR_BAD_STRIDES);
   EXPECT_NE(std::string(aot_last_error()).find("input 1 ("), std::string::npos) << aot_last_error();
-  EXPECT_NE(std::string(aot_last_error()).find("must start 16 bytes from input 0"), std::string::npos) << aot_last_error();
+  EXPECT_NE(std::string(aot_last_error()).find("must start 16 bytes from input 0"), std::string::npos)
+      << aot_last_error();
   // Two separate tensors: eager would not see the write through in[0].
   at::Tensor row = at::randn({4});
   EXPECT_EQ(RunModel(m, {b, row}, out), AOT_ERR_BAD_STRIDES);

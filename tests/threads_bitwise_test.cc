@@ -3,12 +3,11 @@
 // thread count: one compiled library, with every kernel split (tiny grain),
 // runs on 1, 2 and 3 threads; the runs must be bitwise equal and equal eager.
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
 #include <regex>
-
-#include <gtest/gtest.h>
 
 #include "capture/cpp_trace.h"
 #include "capture/load_model.h"
@@ -32,7 +31,8 @@ bool SameBits(const at::Tensor& a, const at::Tensor& b) {
 
 // Whether the generated C splits a GEMM by columns (split_n 1) or rows (0).
 bool SplitsGemm(const std::string& source, bool by_columns) {
-  return std::regex_search(source, std::regex(std::string(R"(aot__sgemm_mt\([^;]*, )") + (by_columns ? "1" : "0") + R"(\);)"));
+  return std::regex_search(source,
+                           std::regex(std::string(R"(aot__sgemm_mt\([^;]*, )") + (by_columns ? "1" : "0") + R"(\);)"));
 }
 
 // Runs r.runs[0] against every later run, tensor by tensor.
@@ -53,8 +53,8 @@ void RunExample(const std::string& name) {
   auto g = LoadModel((dir / "model.pt").string(), {*x}, LiveOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   std::vector<at::Tensor> ins = {TensorFromNpy(*x)};
-  CompiledRun r = CompileAndRun(**g, ins, ::testing::TempDir() + "/threads_" + name, "-Wall -Wextra -Werror", false,
-                                {1, 2, 3});
+  CompiledRun r =
+      CompileAndRun(**g, ins, ::testing::TempDir() + "/threads_" + name, "-Wall -Wextra -Werror", false, {1, 2, 3});
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(SplitsGemm(r.source, true)) << "no GEMM was split: the test would prove nothing";
   ExpectRunsBitwiseEqual(r);
@@ -78,8 +78,8 @@ TEST(ThreadsBitwise, ConvSplitByRows) {
   auto g = TraceCpp(fn, inputs, LiveOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const std::vector<at::Tensor> expected = fn(inputs);
-  CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_rows", "-Wall -Wextra -Werror", false,
-                                {1, 2, 3});
+  CompiledRun r =
+      CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_rows", "-Wall -Wextra -Werror", false, {1, 2, 3});
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(SplitsGemm(r.source, false)) << "no GEMM was split by rows";
   ExpectRunsBitwiseEqual(r);
@@ -100,8 +100,8 @@ TEST(ThreadsBitwise, DepthwiseSplitByChannels) {
   auto g = TraceCpp(fn, inputs, LiveOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const std::vector<at::Tensor> expected = fn(inputs);
-  CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_depthwise", "-Wall -Wextra -Werror", false,
-                                {1, 2, 3});
+  CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_depthwise", "-Wall -Wextra -Werror",
+                                false, {1, 2, 3});
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(std::regex_search(r.source, std::regex(R"(aot__parallel_for\([^;]*_part)")) &&
               r.source.find("aot__conv2d_depthwise_range(&geom") != std::string::npos)
@@ -123,7 +123,8 @@ TEST(ThreadsBitwise, NoThreadCodeWithoutThreads) {
     copts.threads = false;
     copts.float_accumulation = embedded;
     copts.thread_grain = 1;  // would split everything, were there threads
-    auto c = CompileGraph(**g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, ins); }, copts);
+    auto c = CompileGraph(
+        **g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, ins); }, copts);
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     for (const char* s : {"pthread", "aot__parallel_for", "aot__sgemm_mt"})
       EXPECT_EQ(c->c.source.find(s), std::string::npos) << s << (embedded ? " (embedded)" : "");

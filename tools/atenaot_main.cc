@@ -12,39 +12,39 @@
 // This translation unit stays free of LibTorch headers; the importers and the
 // interpreter sit behind LibTorch-free interfaces.
 #include <sys/stat.h>
-#include <algorithm>
 
+#include <algorithm>
 #include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <optional>
-#include <unordered_set>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
-#include "capture/load_model.h"
-#include "interp/run_arrays.h"
-#include "io/compare.h"
-#include "io/files.h"
-#include "io/npy.h"
 #include "atenaot.h"
+#include "capture/load_model.h"
+#include "codegen/build_cuda_library.h"
 #include "codegen/build_library.h"
 #include "codegen/c_codegen.h"
 #include "codegen/c_text.h"
 #include "codegen/c_types.h"
-#include "codegen/build_cuda_library.h"
 #include "driver/compile_graph.h"
+#include "interp/run_arrays.h"
+#include "io/compare.h"
+#include "io/files.h"
+#include "io/npy.h"
+#include "io/weights_file.h"
 #include "ir/clone.h"
 #include "ir/printer.h"
-#include "io/weights_file.h"
 #include "passes/decompose.h"
 #include "passes/pipeline.h"
 #include "plan/memory_plan.h"
@@ -95,7 +95,8 @@ Prints MODEL's atenaot IR at STAGE (default: import) to stdout.
   --time-passes   print each pass's wall time to stderr
 )";
 
-constexpr char kRunHelp[] = R"(usage: atenaot run MODEL --inputs F.npy... --out-dir DIR [--stage STAGE] [--time-passes] [--print]
+constexpr char kRunHelp[] =
+    R"(usage: atenaot run MODEL --inputs F.npy... --out-dir DIR [--stage STAGE] [--time-passes] [--print]
 
 Runs MODEL at STAGE (default: import) with the reference interpreter (LibTorch
 eager semantics) and writes DIR/output_K.npy for each flattened output and
@@ -146,7 +147,8 @@ Every plan is checked for overlaps before it is reported.
                   terminal: stage and elapsed time, one line, cleared)
 )";
 
-constexpr char kCompileHelp[] = R"(usage: atenaot compile MODEL --inputs F.npy... -o DIR [--name NAME] [--weights embed|file|c]
+constexpr char kCompileHelp[] =
+    R"(usage: atenaot compile MODEL --inputs F.npy... -o DIR [--name NAME] [--weights embed|file|c]
                        [--algo NAME] [--schedule memory|none] [--cpu NAME] [--embedded]
                        [--target cpu|cuda] [--cuda-arch sm_XX] [--emit-only] [--quiet]
 
@@ -233,23 +235,23 @@ struct Options {
   std::string out_dir;
   std::string output_file;
   bool time_passes = false;
-  bool quiet = false;                   // compile/plan: no stage display on a terminal
+  bool quiet = false;  // compile/plan: no stage display on a terminal
   bool print = false;
   bool help = false;
   std::vector<std::string> positional;  // show / compare operands
-  double rtol = -1, atol = -1;  // compare: negative means the dtype's default
+  double rtol = -1, atol = -1;          // compare: negative means the dtype's default
   std::string algo;                     // plan --algo, run --plan
   int64_t align = 64;
-  bool schedule = true;                 // plan/compile --schedule memory|none
+  bool schedule = true;  // plan/compile --schedule memory|none
   std::string json_file, svg_file;
   std::string name = "model";
   std::string weights_mode = "embed";
   bool march_native = false;
-  std::string cpu;                      // compile --cpu ("" = DefaultCpu())
-  bool embedded = false;                // compile: sources only, no host build
-  std::string target = "cpu";           // compile: cpu (C) or cuda
-  std::string cuda_arch = "sm_90";      // compile --target cuda
-  bool emit_only = false;               // compile --target cuda: sources only
+  std::string cpu;                  // compile --cpu ("" = DefaultCpu())
+  bool embedded = false;            // compile: sources only, no host build
+  std::string target = "cpu";       // compile: cpu (C) or cuda
+  std::string cuda_arch = "sm_90";  // compile --target cuda
+  bool emit_only = false;           // compile --target cuda: sources only
 };
 
 Status ParseArgs(int argc, char** argv, Options* o) {
@@ -261,54 +263,68 @@ Status ParseArgs(int argc, char** argv, Options* o) {
       if (i + 1 >= argc) return InvalidArgument(std::string(flag) + " needs a value");
       return std::string(argv[++i]);
     };
-    if (a == "--help" || a == "-h") o->help = true;
+    if (a == "--help" || a == "-h")
+      o->help = true;
     else if (a == "--inputs") {
       while (i + 1 < argc && std::strncmp(argv[i + 1], "-", 1) != 0) o->inputs.push_back(argv[++i]);
       if (o->inputs.empty())
-        return InvalidArgument("--inputs needs at least one .npy file ('none' stands for an Optional[Tensor] argument; "
-                               "leave --inputs out for a program without tensor inputs)");
-    } else if (a == "--stage") { AOT_ASSIGN_OR_RETURN(o->stage, need_value("--stage")); }
-    else if (a == "--out-dir") { AOT_ASSIGN_OR_RETURN(o->out_dir, need_value("--out-dir")); }
-    else if (a == "-o") { AOT_ASSIGN_OR_RETURN(o->output_file, need_value("-o")); }
-    else if (a == "--time-passes") o->time_passes = true;
-    else if (a == "--quiet") o->quiet = true;
-    else if (a == "--algo" || a == "--plan") { AOT_ASSIGN_OR_RETURN(o->algo, need_value(a.c_str())); }
-    else if (a == "--json") { AOT_ASSIGN_OR_RETURN(o->json_file, need_value("--json")); }
-    else if (a == "--name") { AOT_ASSIGN_OR_RETURN(o->name, need_value("--name")); }
-    else if (a == "--weights") {
+        return InvalidArgument(
+            "--inputs needs at least one .npy file ('none' stands for an Optional[Tensor] argument; "
+            "leave --inputs out for a program without tensor inputs)");
+    } else if (a == "--stage") {
+      AOT_ASSIGN_OR_RETURN(o->stage, need_value("--stage"));
+    } else if (a == "--out-dir") {
+      AOT_ASSIGN_OR_RETURN(o->out_dir, need_value("--out-dir"));
+    } else if (a == "-o") {
+      AOT_ASSIGN_OR_RETURN(o->output_file, need_value("-o"));
+    } else if (a == "--time-passes")
+      o->time_passes = true;
+    else if (a == "--quiet")
+      o->quiet = true;
+    else if (a == "--algo" || a == "--plan") {
+      AOT_ASSIGN_OR_RETURN(o->algo, need_value(a.c_str()));
+    } else if (a == "--json") {
+      AOT_ASSIGN_OR_RETURN(o->json_file, need_value("--json"));
+    } else if (a == "--name") {
+      AOT_ASSIGN_OR_RETURN(o->name, need_value("--name"));
+    } else if (a == "--weights") {
       AOT_ASSIGN_OR_RETURN(o->weights_mode, need_value("--weights"));
       if (o->weights_mode != "embed" && o->weights_mode != "file" && o->weights_mode != "c")
         return InvalidArgument("--weights must be embed, file or c, got '" + o->weights_mode + "'");
-    }
-    else if (a == "--march-native") o->march_native = true;
+    } else if (a == "--march-native")
+      o->march_native = true;
     else if (a == "--cpu") {
       AOT_ASSIGN_OR_RETURN(o->cpu, need_value("--cpu"));
-      if (o->cpu == "cortex-m4") o->embedded = true;  // firmware: sources for arm-none-eabi-gcc
-      else AOT_RETURN_IF_ERROR(CpuFlags(o->cpu).status());
-    }
-    else if (a == "--embedded") o->embedded = true;
+      if (o->cpu == "cortex-m4")
+        o->embedded = true;  // firmware: sources for arm-none-eabi-gcc
+      else
+        AOT_RETURN_IF_ERROR(CpuFlags(o->cpu).status());
+    } else if (a == "--embedded")
+      o->embedded = true;
     else if (a == "--target") {
       AOT_ASSIGN_OR_RETURN(o->target, need_value("--target"));
-      if (o->target != "cpu" && o->target != "cuda") return InvalidArgument("--target must be cpu or cuda, got '" + o->target + "'");
-    }
-    else if (a == "--cuda-arch") { AOT_ASSIGN_OR_RETURN(o->cuda_arch, need_value("--cuda-arch")); }
-    else if (a == "--emit-only") o->emit_only = true;
-    else if (a == "--svg") { AOT_ASSIGN_OR_RETURN(o->svg_file, need_value("--svg")); }
-    else if (a == "--schedule") {
+      if (o->target != "cpu" && o->target != "cuda")
+        return InvalidArgument("--target must be cpu or cuda, got '" + o->target + "'");
+    } else if (a == "--cuda-arch") {
+      AOT_ASSIGN_OR_RETURN(o->cuda_arch, need_value("--cuda-arch"));
+    } else if (a == "--emit-only")
+      o->emit_only = true;
+    else if (a == "--svg") {
+      AOT_ASSIGN_OR_RETURN(o->svg_file, need_value("--svg"));
+    } else if (a == "--schedule") {
       AOT_ASSIGN_OR_RETURN(std::string v, need_value("--schedule"));
       if (v != "memory" && v != "none") return InvalidArgument("--schedule takes memory or none, got '" + v + "'");
       o->schedule = v == "memory";
-    }
-    else if (a == "--align") {
+    } else if (a == "--align") {
       AOT_ASSIGN_OR_RETURN(std::string v, need_value("--align"));
       char* end = nullptr;
       long long n = std::strtoll(v.c_str(), &end, 10);
       if (v.empty() || *end || n <= 0 || n > kMaxAlignment || (n & (n - 1)) != 0)
-        return InvalidArgument("--align needs a power of two from 1 to " + std::to_string(kMaxAlignment) + ", got '" + v +
-                               "'");
+        return InvalidArgument("--align needs a power of two from 1 to " + std::to_string(kMaxAlignment) + ", got '" +
+                               v + "'");
       o->align = n;
-    }
-    else if (a == "--print") o->print = true;
+    } else if (a == "--print")
+      o->print = true;
     else if (a == "--max-file-size") {
       AOT_ASSIGN_OR_RETURN(std::string v, need_value("--max-file-size"));
       char* end = nullptr;
@@ -317,19 +333,21 @@ Status ParseArgs(int argc, char** argv, Options* o) {
       if (v.empty() || *end || n <= 0 || errno == ERANGE)
         return InvalidArgument("--max-file-size needs a positive number of bytes, got '" + v + "'");
       SetMaxFileBytes(n);
-    }
-    else if (a == "--rtol" || a == "--atol") {
+    } else if (a == "--rtol" || a == "--atol") {
       AOT_ASSIGN_OR_RETURN(std::string v, need_value(a.c_str()));
       char* end = nullptr;
       double d = std::strtod(v.c_str(), &end);
       if (v.empty() || *end || !(d >= 0) || std::isinf(d))
         return InvalidArgument(a + " needs a finite non-negative number, got '" + v + "'");
       (a == "--rtol" ? o->rtol : o->atol) = d;
-    }
-    else if (!a.empty() && a[0] == '-') return InvalidArgument("unknown option '" + a + "' for '" + o->command + "'");
-    else if (o->command == "show" || o->command == "compare") o->positional.push_back(a);
-    else if (o->model.empty()) o->model = a;
-    else return InvalidArgument("unexpected argument '" + a + "'");
+    } else if (!a.empty() && a[0] == '-')
+      return InvalidArgument("unknown option '" + a + "' for '" + o->command + "'");
+    else if (o->command == "show" || o->command == "compare")
+      o->positional.push_back(a);
+    else if (o->model.empty())
+      o->model = a;
+    else
+      return InvalidArgument("unexpected argument '" + a + "'");
   }
   return Status::Ok();
 }
@@ -354,8 +372,8 @@ void DropNone(std::vector<NpyArray>& inputs) {
 }
 
 // Loads MODEL and runs the pipeline up to `stage_name`; drops the `none` inputs.
-StatusOr<std::unique_ptr<Graph>> Compile(const Options& o, std::vector<NpyArray>& inputs,
-                                         const std::string& stage_name, Progress* progress = nullptr) {
+StatusOr<std::unique_ptr<Graph>> Compile(const Options& o, std::vector<NpyArray>& inputs, const std::string& stage_name,
+                                         Progress* progress = nullptr) {
   if (o.model.empty()) return InvalidArgument("no MODEL given (see 'atenaot " + o.command + " --help')");
   AOT_ASSIGN_OR_RETURN(Stage stage, ParseStage(stage_name));
   if (progress) progress->Stage("import " + o.model);
@@ -385,8 +403,10 @@ void PrintArray(const std::string& label, const NpyArray& a) {
   int64_t n = a.numel(), shown = std::min<int64_t>(n, 16);
   for (int64_t k = 0; k < shown; ++k) {
     double v = 0;
-    if (ElementAsDouble(a, k, &v)) std::cout << " " << v;
-    else std::cout << " ?";
+    if (ElementAsDouble(a, k, &v))
+      std::cout << " " << v;
+    else
+      std::cout << " ?";
   }
   if (n > shown) std::cout << " ... (" << n << " values)";
   std::cout << "\n";
@@ -425,8 +445,8 @@ Status Run(const Options& o) {
   auto t0 = std::chrono::steady_clock::now();
   AOT_ASSIGN_OR_RETURN(ArrayRunResult r, RunOnArrays(*g, inputs, plan ? &*plan : nullptr));
   if (o.time_passes)
-    std::cerr << "time: run " << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
-              << " ms\n";
+    std::cerr << "time: run "
+              << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() << " ms\n";
   AOT_RETURN_IF_ERROR(MakeDirs(o.out_dir));
   for (size_t k = 0; k < r.outputs.size(); ++k) {
     AOT_RETURN_IF_ERROR(WriteNpy(o.out_dir + "/output_" + std::to_string(k) + ".npy", r.outputs[k]));
@@ -462,15 +482,14 @@ Status Plan(const Options& o) {
   kernels.float_accumulation = o.embedded;
   kernels.threads = !o.embedded;
   kernels.kernel_library = o.target != "cuda";
-  AOT_ASSIGN_OR_RETURN(MemoryPlan plan,
-                       PlanForCodegen(*g, ops, [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, algo, popts,
-                                      o.align, o.schedule, kernels));
+  AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanForCodegen(
+                                            *g, ops, [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, algo,
+                                            popts, o.align, o.schedule, kernels));
   PlanTotals totals;
   progress.Stage("eager peak (LibTorch reference run)");
   AOT_ASSIGN_OR_RETURN(totals.eager_peak_bytes, MeasureEagerPeak(*imported, inputs));
   progress.Clear();
-  totals.lower_bound_before_reinplace_bytes =
-      LiveBytesLowerBound(ArenaRequests(AnalyzeBuffers(*functional, o.align)));
+  totals.lower_bound_before_reinplace_bytes = LiveBytesLowerBound(ArenaRequests(AnalyzeBuffers(*functional, o.align)));
   std::cout << PlanTable(plan, totals);
   if (!o.json_file.empty()) AOT_RETURN_IF_ERROR(WriteFile(o.json_file, PlanJson(plan, totals)));
   if (!o.svg_file.empty()) AOT_RETURN_IF_ERROR(WriteFile(o.svg_file, PlanSvg(plan)));
@@ -481,7 +500,8 @@ Status Plan(const Options& o) {
 Status CompileCuda(const Options& o, const std::vector<NpyArray>& inputs, Graph& g) {
   if (o.embedded || o.march_native || !o.cpu.empty())
     return InvalidArgument("--embedded, --cpu and --march-native are for the C target, not --target cuda");
-  if (o.weights_mode == "c") return InvalidArgument("--weights c is for the C target; --target cuda takes embed or file");
+  if (o.weights_mode == "c")
+    return InvalidArgument("--weights c is for the C target; --target cuda takes embed or file");
   CudaBuildOptions bopts;
   bopts.arch = o.cuda_arch;
   AOT_RETURN_IF_ERROR(CudaArchFlags(o.cuda_arch).status());
@@ -492,20 +512,23 @@ Status CompileCuda(const Options& o, const std::vector<NpyArray>& inputs, Graph&
   PipelineOptions popts;
   if (o.time_passes) popts.timing = &std::cerr;
   AOT_ASSIGN_OR_RETURN(CompiledGraphCuda compiled,
-                       CompileGraphCuda(g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, copts,
-                                        o.algo.empty() ? "best" : o.algo, popts, o.schedule));
+                       CompileGraphCuda(
+                           g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, copts,
+                           o.algo.empty() ? "best" : o.algo, popts, o.schedule));
   const GeneratedCuda& gen = compiled.cuda;
   std::ostringstream what;
-  what << gen.kernels << " CUDA kernels, " << gen.gemms << " cuBLAS GEMMs, device arena " << gen.arena_bytes << " bytes, LOAD "
-       << compiled.plan.lower_bound_bytes << " bytes";
+  what << gen.kernels << " CUDA kernels, " << gen.gemms << " cuBLAS GEMMs, device arena " << gen.arena_bytes
+       << " bytes, LOAD " << compiled.plan.lower_bound_bytes << " bytes";
   const std::string cu = o.output_file + "/" + o.name + ".cu";
   if (o.emit_only || FindNvcc(bopts).empty()) AOT_RETURN_IF_ERROR(WriteCudaSources(gen, o.output_file, o.name));
   if (o.emit_only) {
-    std::cout << "compiled " << o.model << " -> " << cu << " (emit-only: sources only, nothing built; " << what.str() << ")\n";
+    std::cout << "compiled " << o.model << " -> " << cu << " (emit-only: sources only, nothing built; " << what.str()
+              << ")\n";
     return Status::Ok();
   }
   if (FindNvcc(bopts).empty()) {
-    std::cout << "compiled " << o.model << " -> " << cu << " (NOT BUILT: nvcc not found at $NVCC or /usr/local/cuda/bin/nvcc; "
+    std::cout << "compiled " << o.model << " -> " << cu
+              << " (NOT BUILT: nvcc not found at $NVCC or /usr/local/cuda/bin/nvcc; "
               << "sources only, no lib" << o.name << ".so; " << what.str() << ")\n";
     return Status::Ok();
   }
@@ -520,7 +543,8 @@ Status Compile(const Options& o) {
   if (o.embedded && o.march_native)
     return InvalidArgument("--march-native builds for this machine; it cannot be combined with --embedded");
   if (o.embedded && !o.cpu.empty() && o.cpu != "cortex-m4")
-    return InvalidArgument("--embedded writes sources for the firmware's compiler; --cpu " + o.cpu + " builds a library");
+    return InvalidArgument("--embedded writes sources for the firmware's compiler; --cpu " + o.cpu +
+                           " builds a library");
   if (o.march_native && !o.cpu.empty() && o.cpu != "native")
     return InvalidArgument("--march-native and --cpu " + o.cpu + " disagree");
   AOT_ASSIGN_OR_RETURN(std::vector<NpyArray> inputs, ReadInputs(o.inputs));
@@ -538,8 +562,9 @@ Status Compile(const Options& o) {
   popts.timing = o.time_passes ? &std::cerr : progress.timing();
   progress.Stage("passes");
   AOT_ASSIGN_OR_RETURN(CompiledGraph compiled,
-                       CompileGraph(*g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, copts,
-                                    o.algo.empty() ? "best" : o.algo, popts, o.schedule));
+                       CompileGraph(
+                           *g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, copts,
+                           o.algo.empty() ? "best" : o.algo, popts, o.schedule));
   const GeneratedC& gen = compiled.c;
   const MemoryPlan& plan = compiled.plan;
   if (o.embedded || o.emit_only) {  // sources only: the firmware's toolchain (or Bazel) builds them
@@ -548,8 +573,8 @@ Status Compile(const Options& o) {
     AOT_RETURN_IF_ERROR(WriteSources(gen, o.output_file, o.name));
     progress.Clear();
     std::cout << "compiled " << o.model << " -> " << base << ".c (" << (o.embedded ? "embedded" : "emit-only")
-              << ": sources only; " << gen.kernels
-              << " kernels, arena " << gen.arena_bytes << " bytes, LOAD " << plan.lower_bound_bytes << " bytes)\n";
+              << ": sources only; " << gen.kernels << " kernels, arena " << gen.arena_bytes << " bytes, LOAD "
+              << plan.lower_bound_bytes << " bytes)\n";
     return Status::Ok();
   }
   BuildOptions bopts;
@@ -559,8 +584,9 @@ Status Compile(const Options& o) {
   AOT_ASSIGN_OR_RETURN(std::string lib, WriteAndBuild(gen, o.output_file, o.name, bopts));
   progress.Clear();
   const std::string cpu = o.march_native ? "native" : o.cpu.empty() ? DefaultCpu() : o.cpu;
-  std::cout << "compiled " << o.model << " -> " << lib << " (--cpu " << (cpu.empty() ? "baseline" : cpu) << "; " << gen.kernels << " kernels, arena " << gen.arena_bytes
-            << " bytes, LOAD " << plan.lower_bound_bytes << " bytes)\n";
+  std::cout << "compiled " << o.model << " -> " << lib << " (--cpu " << (cpu.empty() ? "baseline" : cpu) << "; "
+            << gen.kernels << " kernels, arena " << gen.arena_bytes << " bytes, LOAD " << plan.lower_bound_bytes
+            << " bytes)\n";
   return Status::Ok();
 }
 
@@ -596,7 +622,8 @@ Status Exec(const Options& o) {
   AOT_RETURN_IF_ERROR(AbiCheck(aot_model_num_inputs(m, &nin), "aot_model_num_inputs"));
   AOT_RETURN_IF_ERROR(AbiCheck(aot_model_num_outputs(m, &nout), "aot_model_num_outputs"));
   if (inputs.size() != nin)
-    return InvalidArgument("the model takes " + std::to_string(nin) + " input(s), got " + std::to_string(inputs.size()));
+    return InvalidArgument("the model takes " + std::to_string(nin) + " input(s), got " +
+                           std::to_string(inputs.size()));
   std::vector<aot_tensor> in, out;
   for (NpyArray& a : inputs) {
     if (a.fortran_order) return Unsupported("exec takes C-order .npy inputs");
@@ -612,7 +639,8 @@ Status Exec(const Options& o) {
     results[k].data.resize(static_cast<size_t>(results[k].numel() * DTypeSize(results[k].dtype)));
     out.push_back(Describe(results[k], info.dtype));
   }
-  AOT_RETURN_IF_ERROR(AbiCheck(aot_model_run(m, in.data(), in.size(), out.data(), out.size(), nullptr, 0), "running the model"));
+  AOT_RETURN_IF_ERROR(
+      AbiCheck(aot_model_run(m, in.data(), in.size(), out.data(), out.size(), nullptr, 0), "running the model"));
   AOT_RETURN_IF_ERROR(MakeDirs(o.out_dir));
   for (size_t k = 0; k < nout; ++k)
     AOT_RETURN_IF_ERROR(WriteNpy(o.out_dir + "/output_" + std::to_string(k) + ".npy", results[k]));
@@ -634,14 +662,17 @@ Status Show(const Options& o) {
 StatusOr<bool> CompareCommand(const Options& o) {
   if (o.positional.size() != 2) return InvalidArgument("compare needs EXPECTED and ACTUAL");
   std::vector<std::pair<std::string, std::string>> pairs;
-  struct stat st{};
+  struct stat st {};
   if (stat(o.positional[0].c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     std::vector<std::string> names;
     for (int k = 0;; ++k) {  // output_K / input_K, the layout atenaot run writes
       bool any = false;
       for (const char* stem : {"output_", "input_"}) {
         std::string n = stem + std::to_string(k) + ".npy";
-        if (stat((o.positional[0] + "/" + n).c_str(), &st) == 0) { names.push_back(n); any = true; }
+        if (stat((o.positional[0] + "/" + n).c_str(), &st) == 0) {
+          names.push_back(n);
+          any = true;
+        }
       }
       if (!any) break;
     }
@@ -686,12 +717,8 @@ int Main(int argc, char** argv) {
   Status s = ParseArgs(argc, argv, &o);
   if (!s.ok()) return Fail(s);
   const std::map<std::string, std::pair<const char*, Status (*)(const Options&)>> commands = {
-      {"dump", {kDumpHelp, &Dump}},
-      {"run", {kRunHelp, &Run}},
-      {"plan", {kPlanHelp, &Plan}},
-      {"compile", {kCompileHelp, &Compile}},
-      {"exec", {kExecHelp, &Exec}},
-      {"show", {kShowHelp, &Show}},
+      {"dump", {kDumpHelp, &Dump}},          {"run", {kRunHelp, &Run}},    {"plan", {kPlanHelp, &Plan}},
+      {"compile", {kCompileHelp, &Compile}}, {"exec", {kExecHelp, &Exec}}, {"show", {kShowHelp, &Show}},
       {"compare", {kCompareHelp, nullptr}}};
   if (o.command == "help") {
     std::string topic = o.positional.empty() ? o.model : o.positional[0];
@@ -705,13 +732,15 @@ int Main(int argc, char** argv) {
     }
     auto it = commands.find(topic);
     if (it == commands.end())
-      return Fail(InvalidArgument("no help for unknown command '" + topic + "' (commands: dump, opt, run, plan, compile, exec, show, compare)"));
+      return Fail(InvalidArgument("no help for unknown command '" + topic +
+                                  "' (commands: dump, opt, run, plan, compile, exec, show, compare)"));
     std::cout << it->second.first;
     return 0;
   }
   auto it = commands.find(o.command);
   if (it == commands.end())
-    return Fail(InvalidArgument("unknown command '" + o.command + "' (commands: dump, opt, run, plan, compile, exec, show, compare)"));
+    return Fail(InvalidArgument("unknown command '" + o.command +
+                                "' (commands: dump, opt, run, plan, compile, exec, show, compare)"));
   if (o.help) {
     std::cout << it->second.first;
     return 0;

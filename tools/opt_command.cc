@@ -68,16 +68,23 @@ Status ParseOptArgs(const std::vector<std::string>& args, OptOptions* o) {
       SetMaxFileBytes(n);
       continue;
     }
-    if (a == "--help" || a == "-h") o->help = true;
-    else if (a == "--stats") o->stats = true;
-    else if (a == "--split-input-file") o->split = true;
-    else if (a == "--time-passes") o->time_passes = true;
+    if (a == "--help" || a == "-h")
+      o->help = true;
+    else if (a == "--stats")
+      o->stats = true;
+    else if (a == "--split-input-file")
+      o->split = true;
+    else if (a == "--time-passes")
+      o->time_passes = true;
     else if (a == "--inputs") {
       while (i + 1 < args.size() && args[i + 1].rfind("-", 0) != 0) o->inputs.push_back(args[++i]);
       if (o->inputs.empty()) return InvalidArgument("--inputs needs at least one .npy file");
-    } else if (!a.empty() && a[0] == '-') return InvalidArgument("unknown option '" + a + "' for 'opt'");
-    else if (o->model.empty()) o->model = a;
-    else return InvalidArgument("unexpected argument '" + a + "'");
+    } else if (!a.empty() && a[0] == '-')
+      return InvalidArgument("unknown option '" + a + "' for 'opt'");
+    else if (o->model.empty())
+      o->model = a;
+    else
+      return InvalidArgument("unexpected argument '" + a + "'");
   }
   return Status::Ok();
 }

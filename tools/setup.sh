@@ -21,6 +21,7 @@ packages=(
   valgrind              # memcheck over the compiled examples (tests/c_abi/examples_sanitized_test)
   cargo                 # Rust and cargo: the Rust binding tests (tests/rust, examples/rust)
   python3               # tools/count_tests.py (tools/test.sh's final count)
+  clang-format-14       # tools/format_check.sh: the tree is clang-formatted (.clang-format)
 )
 
 missing=()

@@ -91,6 +91,9 @@ if [ $# -eq 0 ]; then
   # and absent from the graph; Bazel inside Bazel, so run here. One case.
   if bash tools/layering_test.sh; then layering=PASSED; else layering=FAILED; fi
   printf '%s\t%s\t%s\t%s\n' "tools/layering_test.sh" "//tests/layering:all" "$layering" - >> "$manifest/list"
+  # Formatting (issue 18): every C/C++ source as .clang-format lays it out. One case.
+  if bash tools/format_check.sh; then formatting=PASSED; else formatting=FAILED; fi
+  printf '%s\t%s\t%s\t%s\n' "tools/format_check.sh" "//:clang_format" "$formatting" - >> "$manifest/list"
 else
   run_suite "$@"
 fi

@@ -34,7 +34,8 @@ void Flops(benchmark::State& s, double flops) {
 void OpenBlas(benchmark::State& s) {
   openblas_set_num_threads(1);
   const int M = static_cast<int>(s.range(0)), N = static_cast<int>(s.range(1)), K = static_cast<int>(s.range(2));
-  std::vector<float> a = Random(static_cast<size_t>(M) * K), b = Random(static_cast<size_t>(K) * N), c(static_cast<size_t>(M) * N);
+  std::vector<float> a = Random(static_cast<size_t>(M) * K), b = Random(static_cast<size_t>(K) * N),
+                     c(static_cast<size_t>(M) * N);
   for (auto _ : s) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.f, a.data(), K, b.data(), N, 0.f, c.data(), N);
     benchmark::DoNotOptimize(c.data());
@@ -44,7 +45,8 @@ void OpenBlas(benchmark::State& s) {
 
 void AotGemm(benchmark::State& s) {
   const int64_t M = s.range(0), N = s.range(1), K = s.range(2);
-  std::vector<float> a = Random(static_cast<size_t>(M * K)), b = Random(static_cast<size_t>(K * N)), c(static_cast<size_t>(M * N));
+  std::vector<float> a = Random(static_cast<size_t>(M * K)), b = Random(static_cast<size_t>(K * N)),
+                     c(static_cast<size_t>(M * N));
   std::vector<float> pa(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
   aot__sgemm_pack_a(M, K, a.data(), K, 1, pa.data());
   std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, 1, 0)));
@@ -62,7 +64,8 @@ void AotConv(benchmark::State& s) {
   aot__conv_geom g = {C, H, H, k, k, st, st, p, p, 1, 1, 0, 0};
   g.OH = g.OW = (H + 2 * p - k) / st + 1;
   const int64_t M = Co, N = g.OH * g.OW, K = C * k * k;
-  std::vector<float> x = Random(static_cast<size_t>(C * H * H)), w = Random(static_cast<size_t>(M * K)), y(static_cast<size_t>(M * N));
+  std::vector<float> x = Random(static_cast<size_t>(C * H * H)), w = Random(static_cast<size_t>(M * K)),
+                     y(static_cast<size_t>(M * N));
   std::vector<float> pw(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
   aot__sgemm_pack_a(M, K, w.data(), K, 1, pw.data());
   std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, 1, 0)));
@@ -99,9 +102,18 @@ void AotDepthwise(benchmark::State& s) {
 // GEMM shapes (M, N, K): ResNet-50's convolutions as im2col GEMMs, a
 // transformer block's projections (128 tokens, d=768, ffn 3072).
 void GemmShapes(benchmark::internal::Benchmark* b) {
-  for (auto s : std::vector<std::vector<int64_t>>{{64, 12544, 147}, {64, 3136, 576}, {128, 784, 1152}, {256, 196, 2304},
-                                                  {512, 49, 4608}, {256, 3136, 64}, {64, 3136, 256}, {1024, 196, 256},
-                                                  {2048, 49, 512}, {3072, 128, 768}, {768, 128, 3072}, {768, 128, 768}})
+  for (auto s : std::vector<std::vector<int64_t>>{{64, 12544, 147},
+                                                  {64, 3136, 576},
+                                                  {128, 784, 1152},
+                                                  {256, 196, 2304},
+                                                  {512, 49, 4608},
+                                                  {256, 3136, 64},
+                                                  {64, 3136, 256},
+                                                  {1024, 196, 256},
+                                                  {2048, 49, 512},
+                                                  {3072, 128, 768},
+                                                  {768, 128, 3072},
+                                                  {768, 128, 768}})
     b->Args(s);
 }
 
@@ -109,11 +121,21 @@ void GemmShapes(benchmark::internal::Benchmark* b) {
 // then DenseNet-121's 3x3 layers (32 output channels: packing the image
 // costs as much as the product).
 void ConvShapes(benchmark::internal::Benchmark* b) {
-  for (auto s : std::vector<std::vector<int64_t>>{{3, 224, 64, 7, 2},   {64, 56, 64, 3, 1},  {128, 28, 128, 3, 1},
-                                                  {256, 14, 256, 3, 1}, {512, 7, 512, 3, 1}, {64, 56, 256, 1, 1},
-                                                  {256, 56, 64, 1, 1},  {256, 56, 512, 1, 2}, {16, 112, 96, 1, 1},
-                                                  {144, 56, 24, 1, 1},  {960, 7, 320, 1, 1}, {128, 56, 32, 3, 1},
-                                                  {128, 28, 32, 3, 1},  {128, 14, 32, 3, 1}, {128, 7, 32, 3, 1}})
+  for (auto s : std::vector<std::vector<int64_t>>{{3, 224, 64, 7, 2},
+                                                  {64, 56, 64, 3, 1},
+                                                  {128, 28, 128, 3, 1},
+                                                  {256, 14, 256, 3, 1},
+                                                  {512, 7, 512, 3, 1},
+                                                  {64, 56, 256, 1, 1},
+                                                  {256, 56, 64, 1, 1},
+                                                  {256, 56, 512, 1, 2},
+                                                  {16, 112, 96, 1, 1},
+                                                  {144, 56, 24, 1, 1},
+                                                  {960, 7, 320, 1, 1},
+                                                  {128, 56, 32, 3, 1},
+                                                  {128, 28, 32, 3, 1},
+                                                  {128, 14, 32, 3, 1},
+                                                  {128, 7, 32, 3, 1}})
     b->Args(s);
 }
 
@@ -121,8 +143,14 @@ BENCHMARK(OpenBlas)->Apply(GemmShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotGemm)->Apply(GemmShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotConv)->Apply(ConvShapes)->Unit(benchmark::kMicrosecond);
 // MobileNetV2's 3x3 and EfficientNet-B0's 5x5 layers.
-BENCHMARK(AotDepthwise)->Args({144, 56, 1, 3})->Args({96, 112, 2, 3})->Args({384, 14, 1, 3})->Args({960, 7, 1, 3})
-    ->Args({240, 28, 1, 5})->Args({672, 14, 2, 5})->Args({1152, 7, 1, 5})
+BENCHMARK(AotDepthwise)
+    ->Args({144, 56, 1, 3})
+    ->Args({96, 112, 2, 3})
+    ->Args({384, 14, 1, 3})
+    ->Args({960, 7, 1, 3})
+    ->Args({240, 28, 1, 5})
+    ->Args({672, 14, 2, 5})
+    ->Args({1152, 7, 1, 5})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

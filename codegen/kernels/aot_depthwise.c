@@ -18,9 +18,8 @@
 /* One output row yr (OW wide) of one channel: plane is the channel's input,
  * wc its KH x KW filter, kernel rows [kh0, kh1) inside the image. */
 AOT__DW_INLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict plane, const float* restrict wc,
-                                float* restrict yr, int64_t ih0,
-                                int64_t kh0, int64_t kh1, int64_t KH, int64_t KW, int64_t SW, int64_t DH, int64_t DW,
-                                int64_t lo, int64_t hi, int interior_done) {
+                                float* restrict yr, int64_t ih0, int64_t kh0, int64_t kh1, int64_t KH, int64_t KW,
+                                int64_t SW, int64_t DH, int64_t DW, int64_t lo, int64_t hi, int interior_done) {
   const int64_t W = g->W, OW = g->OW, PW = g->PW;
   (void)KH;
   /* Border columns: a tap may fall into the padding. */
@@ -122,8 +121,11 @@ AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* 
                                           const aot__epilogue* ep, int64_t c0, int64_t c1) {
 #if AOT__DW_SPECIALISE
   if (g->DH == 1 && g->DW == 1 && g->KH == g->KW && g->SH == g->SW) {
-#define AOT__DW_CASE(K, S) \
-  if (g->KH == K && g->SW == S) { aot__dw_planes(g, x, w, y, ep, c0, c1, K, K, S, S, 1, 1); return; }
+#define AOT__DW_CASE(K, S)                                    \
+  if (g->KH == K && g->SW == S) {                             \
+    aot__dw_planes(g, x, w, y, ep, c0, c1, K, K, S, S, 1, 1); \
+    return;                                                   \
+  }
     AOT__DW_CASE(3, 1)
     AOT__DW_CASE(3, 2)
     AOT__DW_CASE(5, 1)

@@ -17,8 +17,8 @@ AOT_KAPI int64_t aot__sgemm_packed_b_floats(int64_t K, int64_t N) { return aot__
 
 /* Rows [m0, m0+mc) and depth [k0, k0+kc) of a strided A as MR-row panels,
  * panel i at dst + i*MR*kc, element (r, k) at [k*MR + r]; zero-padded rows. */
-static void aot__pack_a_block(const float* A, int64_t a_m, int64_t a_k, int64_t M, int64_t m0, int64_t mc,
-                              int64_t k0, int64_t kc, float* dst) {
+static void aot__pack_a_block(const float* A, int64_t a_m, int64_t a_k, int64_t M, int64_t m0, int64_t mc, int64_t k0,
+                              int64_t kc, float* dst) {
   for (int64_t i = 0; i < mc; i += AOT_GEMM_MR) {
     float* d = dst + i * kc;
     const int64_t rows = AOT__MIN(AOT_GEMM_MR, M - m0 - i);
@@ -33,8 +33,8 @@ static void aot__pack_a_block(const float* A, int64_t a_m, int64_t a_k, int64_t 
 
 /* Columns [n0, n0+nc) and depth [k0, k0+kc) of a strided B as NR-column
  * panels, panel j at dst + j*NR*kc, element (k, c) at [k*NR + c]. */
-static void aot__pack_b_block(const float* B, int64_t b_k, int64_t b_n, int64_t N, int64_t n0, int64_t nc,
-                              int64_t k0, int64_t kc, float* dst) {
+static void aot__pack_b_block(const float* B, int64_t b_k, int64_t b_n, int64_t N, int64_t n0, int64_t nc, int64_t k0,
+                              int64_t kc, float* dst) {
   for (int64_t j = 0; j < nc; j += AOT_GEMM_NR) {
     float* d = dst + j * kc;
     const int64_t cols = AOT__MIN(AOT_GEMM_NR, N - n0 - j);
@@ -54,7 +54,8 @@ static void aot__pack_b_block(const float* B, int64_t b_k, int64_t b_n, int64_t 
 
 /* len floats of one input row (row == NULL: a padding row) into a panel
  * row, columns iw0, iw0 + sw, ... of the input; zeros outside the image. */
-static inline void aot__pack_run(float* restrict out, const float* restrict row, int64_t iw0, int64_t len, int64_t W, int64_t sw) {
+static inline void aot__pack_run(float* restrict out, const float* restrict row, int64_t iw0, int64_t len, int64_t W,
+                                 int64_t sw) {
   if (sw == 1) {
     int64_t lo = 0, hi = 0; /* the in-image part [lo, hi) of the run */
     if (row) {
@@ -71,7 +72,7 @@ static inline void aot__pack_run(float* restrict out, const float* restrict row,
      * vmaskmov version ran 10-20% slower than the loops below, so AVX2 keeps
      * them. */
     const __mmask16 all = (__mmask16)((1u << len) - 1u), in = (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
-    const __m512 v = hi == lo ? _mm512_setzero_ps()
+    const __m512 v = hi == lo  ? _mm512_setzero_ps()
                      : lo == 0 ? _mm512_maskz_loadu_ps(in, row + iw0) /* one uop; expand costs three */
                                : _mm512_maskz_expandloadu_ps(in, row + iw0 + lo);
     _mm512_mask_storeu_ps(out, all, v);
@@ -126,7 +127,10 @@ static void aot__pack_b_conv(const aot__conv_geom* g, const float* x, int64_t N,
       for (int64_t c = cols; c < AOT_GEMM_NR; ++c) o[c] = 0.f;
       if (++kw == g->KW) {
         kw = 0;
-        if (++kh == g->KH) { kh = 0; plane += g->H * g->W; }
+        if (++kh == g->KH) {
+          kh = 0;
+          plane += g->H * g->W;
+        }
       }
     }
   }
@@ -168,10 +172,14 @@ static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
     c6 = _mm512_fmadd_ps(_mm512_set1_ps(ak[6]), bv, c6);
     c7 = _mm512_fmadd_ps(_mm512_set1_ps(ak[7]), bv, c7);
   }
-  _mm512_storeu_ps(t + 0 * 16, c0); _mm512_storeu_ps(t + 1 * 16, c1);
-  _mm512_storeu_ps(t + 2 * 16, c2); _mm512_storeu_ps(t + 3 * 16, c3);
-  _mm512_storeu_ps(t + 4 * 16, c4); _mm512_storeu_ps(t + 5 * 16, c5);
-  _mm512_storeu_ps(t + 6 * 16, c6); _mm512_storeu_ps(t + 7 * 16, c7);
+  _mm512_storeu_ps(t + 0 * 16, c0);
+  _mm512_storeu_ps(t + 1 * 16, c1);
+  _mm512_storeu_ps(t + 2 * 16, c2);
+  _mm512_storeu_ps(t + 3 * 16, c3);
+  _mm512_storeu_ps(t + 4 * 16, c4);
+  _mm512_storeu_ps(t + 5 * 16, c5);
+  _mm512_storeu_ps(t + 6 * 16, c6);
+  _mm512_storeu_ps(t + 7 * 16, c7);
 }
 /* Two adjacent B panels (8 x 32): 16 independent FMA chains hide latency. */
 #define AOT__HAVE_MICRO2 1
@@ -192,45 +200,75 @@ static void aot__micro2(int64_t kc, const float* a, const float* b0, const float
   for (int64_t k = 0; k < kc; ++k) {
     const __m512 bv = _mm512_loadu_ps(b0 + k * AOT_GEMM_NR), bw = _mm512_loadu_ps(b1 + k * AOT_GEMM_NR);
     const float* ak = a + k * AOT_GEMM_MR;
-    __m512 av = _mm512_set1_ps(ak[0]); c0 = _mm512_fmadd_ps(av, bv, c0); d0 = _mm512_fmadd_ps(av, bw, d0);
-    av = _mm512_set1_ps(ak[1]); c1 = _mm512_fmadd_ps(av, bv, c1); d1 = _mm512_fmadd_ps(av, bw, d1);
-    av = _mm512_set1_ps(ak[2]); c2 = _mm512_fmadd_ps(av, bv, c2); d2 = _mm512_fmadd_ps(av, bw, d2);
-    av = _mm512_set1_ps(ak[3]); c3 = _mm512_fmadd_ps(av, bv, c3); d3 = _mm512_fmadd_ps(av, bw, d3);
-    av = _mm512_set1_ps(ak[4]); c4 = _mm512_fmadd_ps(av, bv, c4); d4 = _mm512_fmadd_ps(av, bw, d4);
-    av = _mm512_set1_ps(ak[5]); c5 = _mm512_fmadd_ps(av, bv, c5); d5 = _mm512_fmadd_ps(av, bw, d5);
-    av = _mm512_set1_ps(ak[6]); c6 = _mm512_fmadd_ps(av, bv, c6); d6 = _mm512_fmadd_ps(av, bw, d6);
-    av = _mm512_set1_ps(ak[7]); c7 = _mm512_fmadd_ps(av, bv, c7); d7 = _mm512_fmadd_ps(av, bw, d7);
+    __m512 av = _mm512_set1_ps(ak[0]);
+    c0 = _mm512_fmadd_ps(av, bv, c0);
+    d0 = _mm512_fmadd_ps(av, bw, d0);
+    av = _mm512_set1_ps(ak[1]);
+    c1 = _mm512_fmadd_ps(av, bv, c1);
+    d1 = _mm512_fmadd_ps(av, bw, d1);
+    av = _mm512_set1_ps(ak[2]);
+    c2 = _mm512_fmadd_ps(av, bv, c2);
+    d2 = _mm512_fmadd_ps(av, bw, d2);
+    av = _mm512_set1_ps(ak[3]);
+    c3 = _mm512_fmadd_ps(av, bv, c3);
+    d3 = _mm512_fmadd_ps(av, bw, d3);
+    av = _mm512_set1_ps(ak[4]);
+    c4 = _mm512_fmadd_ps(av, bv, c4);
+    d4 = _mm512_fmadd_ps(av, bw, d4);
+    av = _mm512_set1_ps(ak[5]);
+    c5 = _mm512_fmadd_ps(av, bv, c5);
+    d5 = _mm512_fmadd_ps(av, bw, d5);
+    av = _mm512_set1_ps(ak[6]);
+    c6 = _mm512_fmadd_ps(av, bv, c6);
+    d6 = _mm512_fmadd_ps(av, bw, d6);
+    av = _mm512_set1_ps(ak[7]);
+    c7 = _mm512_fmadd_ps(av, bv, c7);
+    d7 = _mm512_fmadd_ps(av, bw, d7);
   }
   if (dr->on) {
     const __m512 lo = _mm512_set1_ps(dr->lo), hi = _mm512_set1_ps(dr->hi);
-#define AOT__ROW(i, cv, dv)                                                                    \
-  {                                                                                            \
-    float* cr = dr->c + (i) * dr->c_m;                                                         \
-    if (!dr->first) {                                                                          \
-      cv = _mm512_add_ps(cv, _mm512_loadu_ps(cr));                                             \
-      dv = _mm512_add_ps(dv, _mm512_loadu_ps(cr + 16));                                        \
-    }                                                                                          \
-    if (dr->epi) {                                                                             \
-      const __m512 bb = _mm512_set1_ps(dr->bias ? dr->bias[(i) * dr->bias_m] : 0.f);           \
-      cv = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(cv, bb))); /* NaN stays NaN */   \
-      dv = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(dv, bb)));                        \
-    }                                                                                          \
-    _mm512_storeu_ps(cr, cv);                                                                  \
-    _mm512_storeu_ps(cr + 16, dv);                                                             \
+#define AOT__ROW(i, cv, dv)                                                                 \
+  {                                                                                         \
+    float* cr = dr->c + (i)*dr->c_m;                                                        \
+    if (!dr->first) {                                                                       \
+      cv = _mm512_add_ps(cv, _mm512_loadu_ps(cr));                                          \
+      dv = _mm512_add_ps(dv, _mm512_loadu_ps(cr + 16));                                     \
+    }                                                                                       \
+    if (dr->epi) {                                                                          \
+      const __m512 bb = _mm512_set1_ps(dr->bias ? dr->bias[(i)*dr->bias_m] : 0.f);          \
+      cv = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(cv, bb))); /* NaN stays NaN */ \
+      dv = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(dv, bb)));                     \
+    }                                                                                       \
+    _mm512_storeu_ps(cr, cv);                                                               \
+    _mm512_storeu_ps(cr + 16, dv);                                                          \
   }
-    AOT__ROW(0, c0, d0) AOT__ROW(1, c1, d1) AOT__ROW(2, c2, d2) AOT__ROW(3, c3, d3)
-    AOT__ROW(4, c4, d4) AOT__ROW(5, c5, d5) AOT__ROW(6, c6, d6) AOT__ROW(7, c7, d7)
+    AOT__ROW(0, c0, d0);
+    AOT__ROW(1, c1, d1);
+    AOT__ROW(2, c2, d2);
+    AOT__ROW(3, c3, d3);
+    AOT__ROW(4, c4, d4);
+    AOT__ROW(5, c5, d5);
+    AOT__ROW(6, c6, d6);
+    AOT__ROW(7, c7, d7);
 #undef AOT__ROW
     return;
   }
-  _mm512_storeu_ps(t0 + 0 * 16, c0); _mm512_storeu_ps(t0 + 1 * 16, c1);
-  _mm512_storeu_ps(t0 + 2 * 16, c2); _mm512_storeu_ps(t0 + 3 * 16, c3);
-  _mm512_storeu_ps(t0 + 4 * 16, c4); _mm512_storeu_ps(t0 + 5 * 16, c5);
-  _mm512_storeu_ps(t0 + 6 * 16, c6); _mm512_storeu_ps(t0 + 7 * 16, c7);
-  _mm512_storeu_ps(t1 + 0 * 16, d0); _mm512_storeu_ps(t1 + 1 * 16, d1);
-  _mm512_storeu_ps(t1 + 2 * 16, d2); _mm512_storeu_ps(t1 + 3 * 16, d3);
-  _mm512_storeu_ps(t1 + 4 * 16, d4); _mm512_storeu_ps(t1 + 5 * 16, d5);
-  _mm512_storeu_ps(t1 + 6 * 16, d6); _mm512_storeu_ps(t1 + 7 * 16, d7);
+  _mm512_storeu_ps(t0 + 0 * 16, c0);
+  _mm512_storeu_ps(t0 + 1 * 16, c1);
+  _mm512_storeu_ps(t0 + 2 * 16, c2);
+  _mm512_storeu_ps(t0 + 3 * 16, c3);
+  _mm512_storeu_ps(t0 + 4 * 16, c4);
+  _mm512_storeu_ps(t0 + 5 * 16, c5);
+  _mm512_storeu_ps(t0 + 6 * 16, c6);
+  _mm512_storeu_ps(t0 + 7 * 16, c7);
+  _mm512_storeu_ps(t1 + 0 * 16, d0);
+  _mm512_storeu_ps(t1 + 1 * 16, d1);
+  _mm512_storeu_ps(t1 + 2 * 16, d2);
+  _mm512_storeu_ps(t1 + 3 * 16, d3);
+  _mm512_storeu_ps(t1 + 4 * 16, d4);
+  _mm512_storeu_ps(t1 + 5 * 16, d5);
+  _mm512_storeu_ps(t1 + 6 * 16, d6);
+  _mm512_storeu_ps(t1 + 7 * 16, d7);
 }
 #elif defined(__AVX2__) && defined(__FMA__)
 /* 16 ymm registers: the 8 x 16 tile as two 4 x 16 halves (8 accumulators,
@@ -242,16 +280,28 @@ static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
     for (int64_t k = 0; k < kc; ++k) {
       const __m256 b0 = _mm256_loadu_ps(b + k * AOT_GEMM_NR), b1 = _mm256_loadu_ps(b + k * AOT_GEMM_NR + 8);
       const float* ak = ah + k * AOT_GEMM_MR;
-      __m256 av = _mm256_broadcast_ss(ak + 0); c0 = _mm256_fmadd_ps(av, b0, c0); c1 = _mm256_fmadd_ps(av, b1, c1);
-      av = _mm256_broadcast_ss(ak + 1); c2 = _mm256_fmadd_ps(av, b0, c2); c3 = _mm256_fmadd_ps(av, b1, c3);
-      av = _mm256_broadcast_ss(ak + 2); c4 = _mm256_fmadd_ps(av, b0, c4); c5 = _mm256_fmadd_ps(av, b1, c5);
-      av = _mm256_broadcast_ss(ak + 3); c6 = _mm256_fmadd_ps(av, b0, c6); c7 = _mm256_fmadd_ps(av, b1, c7);
+      __m256 av = _mm256_broadcast_ss(ak + 0);
+      c0 = _mm256_fmadd_ps(av, b0, c0);
+      c1 = _mm256_fmadd_ps(av, b1, c1);
+      av = _mm256_broadcast_ss(ak + 1);
+      c2 = _mm256_fmadd_ps(av, b0, c2);
+      c3 = _mm256_fmadd_ps(av, b1, c3);
+      av = _mm256_broadcast_ss(ak + 2);
+      c4 = _mm256_fmadd_ps(av, b0, c4);
+      c5 = _mm256_fmadd_ps(av, b1, c5);
+      av = _mm256_broadcast_ss(ak + 3);
+      c6 = _mm256_fmadd_ps(av, b0, c6);
+      c7 = _mm256_fmadd_ps(av, b1, c7);
     }
     float* th = t + 4 * h * 16;
-    _mm256_storeu_ps(th + 0, c0); _mm256_storeu_ps(th + 8, c1);
-    _mm256_storeu_ps(th + 16, c2); _mm256_storeu_ps(th + 24, c3);
-    _mm256_storeu_ps(th + 32, c4); _mm256_storeu_ps(th + 40, c5);
-    _mm256_storeu_ps(th + 48, c6); _mm256_storeu_ps(th + 56, c7);
+    _mm256_storeu_ps(th + 0, c0);
+    _mm256_storeu_ps(th + 8, c1);
+    _mm256_storeu_ps(th + 16, c2);
+    _mm256_storeu_ps(th + 24, c3);
+    _mm256_storeu_ps(th + 32, c4);
+    _mm256_storeu_ps(th + 40, c5);
+    _mm256_storeu_ps(th + 48, c6);
+    _mm256_storeu_ps(th + 56, c7);
   }
 }
 #elif defined(__GNUC__)
@@ -268,16 +318,24 @@ static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
       memcpy(&b0, b + k * AOT_GEMM_NR + c0, 16);
       memcpy(&b1, b + k * AOT_GEMM_NR + c0 + 4, 16);
       const float* ak = a + k * AOT_GEMM_MR + r0;
-      x0 += ak[0] * b0; y0 += ak[0] * b1;
-      x1 += ak[1] * b0; y1 += ak[1] * b1;
-      x2 += ak[2] * b0; y2 += ak[2] * b1;
-      x3 += ak[3] * b0; y3 += ak[3] * b1;
+      x0 += ak[0] * b0;
+      y0 += ak[0] * b1;
+      x1 += ak[1] * b0;
+      y1 += ak[1] * b1;
+      x2 += ak[2] * b0;
+      y2 += ak[2] * b1;
+      x3 += ak[3] * b0;
+      y3 += ak[3] * b1;
     }
     float* tq = t + r0 * AOT_GEMM_NR + c0;
-    memcpy(tq, &x0, 16); memcpy(tq + 4, &y0, 16);
-    memcpy(tq + AOT_GEMM_NR, &x1, 16); memcpy(tq + AOT_GEMM_NR + 4, &y1, 16);
-    memcpy(tq + 2 * AOT_GEMM_NR, &x2, 16); memcpy(tq + 2 * AOT_GEMM_NR + 4, &y2, 16);
-    memcpy(tq + 3 * AOT_GEMM_NR, &x3, 16); memcpy(tq + 3 * AOT_GEMM_NR + 4, &y3, 16);
+    memcpy(tq, &x0, 16);
+    memcpy(tq + 4, &y0, 16);
+    memcpy(tq + AOT_GEMM_NR, &x1, 16);
+    memcpy(tq + AOT_GEMM_NR + 4, &y1, 16);
+    memcpy(tq + 2 * AOT_GEMM_NR, &x2, 16);
+    memcpy(tq + 2 * AOT_GEMM_NR + 4, &y2, 16);
+    memcpy(tq + 3 * AOT_GEMM_NR, &x3, 16);
+    memcpy(tq + 3 * AOT_GEMM_NR + 4, &y3, 16);
   }
 }
 #else
@@ -296,8 +354,8 @@ static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
 #endif
 
 /* C tile (rows m0.., cols n0..) += / = t, then the epilogue on the last K block. */
-static void aot__store_tile(float* t, int64_t mr, int64_t nr, float* C, int64_t c_m, int64_t c_n, int first,
-                            int last, const aot__epilogue* ep, int64_t m0, int64_t n0) {
+static void aot__store_tile(float* t, int64_t mr, int64_t nr, float* C, int64_t c_m, int64_t c_n, int first, int last,
+                            const aot__epilogue* ep, int64_t m0, int64_t n0) {
   const int epi = last && ep && (ep->bias || ep->res || ep->act != AOT_ACT_NONE);
   if (c_n == 1 && nr == AOT_GEMM_NR &&
       (!epi || ((!ep->bias || ep->bias_n == 0 || ep->bias_n == 1) && (!ep->res || ep->res_n == 1)))) {
@@ -307,7 +365,8 @@ static void aot__store_tile(float* t, int64_t mr, int64_t nr, float* C, int64_t 
     for (int64_t r = 0; r < mr; ++r) {
       float* restrict tr = t + r * AOT_GEMM_NR; /* the tile is a temporary: nothing else points into it */
       const float* restrict c = C + r * c_m;
-      if (!first) for (int j = 0; j < AOT_GEMM_NR; ++j) tr[j] = c[j] + tr[j];
+      if (!first)
+        for (int j = 0; j < AOT_GEMM_NR; ++j) tr[j] = c[j] + tr[j];
       if (!epi) continue;
       const int64_t m = m0 + r;
       if (ep->bias) {
@@ -332,8 +391,10 @@ static void aot__store_tile(float* t, int64_t mr, int64_t nr, float* C, int64_t 
     float* c = C + r * c_m;
     const float* tr = t + r * AOT_GEMM_NR;
     if (c_n == 1 && nr == AOT_GEMM_NR) {
-      if (first) for (int j = 0; j < AOT_GEMM_NR; ++j) c[j] = tr[j];
-      else for (int j = 0; j < AOT_GEMM_NR; ++j) c[j] += tr[j];
+      if (first)
+        for (int j = 0; j < AOT_GEMM_NR; ++j) c[j] = tr[j];
+      else
+        for (int j = 0; j < AOT_GEMM_NR; ++j) c[j] += tr[j];
     } else {
       for (int64_t j = 0; j < nr; ++j) c[j * c_n] = first ? tr[j] : c[j * c_n] + tr[j];
     }
@@ -383,9 +444,9 @@ AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__opera
   (void)t1;
 #ifdef AOT__HAVE_MICRO2
   /* Tiles may skip the temporary when the epilogue is a per-row bias and relu/clamp at most. */
-  const int direct_ok = c_n == 1 && (!ep || (!ep->res && (!ep->bias || ep->bias_n == 0) &&
-                                             (ep->act == AOT_ACT_NONE || ep->act == AOT_ACT_RELU ||
-                                              ep->act == AOT_ACT_CLAMP)));
+  const int direct_ok =
+      c_n == 1 && (!ep || (!ep->res && (!ep->bias || ep->bias_n == 0) &&
+                           (ep->act == AOT_ACT_NONE || ep->act == AOT_ACT_RELU || ep->act == AOT_ACT_CLAMP)));
 #endif
   for (int64_t jc = n_lo; jc < n_hi; jc += AOT_GEMM_NC) {
     const int64_t nc = AOT__MIN(AOT_GEMM_NC, n_hi - jc);
@@ -393,14 +454,24 @@ AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__opera
       const int64_t kc = AOT__MIN(AOT_GEMM_KC, K - pc);
       const int first = pc == 0, last = pc + kc >= K;
       const float* bp;
-      if (B->packed) bp = B->p + pc * np + jc * kc;
-      else if (B->conv) { aot__pack_b_conv(B->conv, B->p, N, jc, nc, pc, kc, sb); bp = sb; }
-      else { aot__pack_b_block(B->p, B->s0, B->s1, N, jc, nc, pc, kc, sb); bp = sb; }
+      if (B->packed)
+        bp = B->p + pc * np + jc * kc;
+      else if (B->conv) {
+        aot__pack_b_conv(B->conv, B->p, N, jc, nc, pc, kc, sb);
+        bp = sb;
+      } else {
+        aot__pack_b_block(B->p, B->s0, B->s1, N, jc, nc, pc, kc, sb);
+        bp = sb;
+      }
       for (int64_t ic = m_lo; ic < m_hi; ic += AOT_GEMM_MC) {
         const int64_t mc = AOT__MIN(AOT_GEMM_MC, m_hi - ic);
         const float* ap;
-        if (A->packed) ap = A->p + pc * mp + ic * kc;
-        else { aot__pack_a_block(A->p, A->s0, A->s1, M, ic, mc, pc, kc, sa); ap = sa; }
+        if (A->packed)
+          ap = A->p + pc * mp + ic * kc;
+        else {
+          aot__pack_a_block(A->p, A->s0, A->s1, M, ic, mc, pc, kc, sa);
+          ap = sa;
+        }
         for (int64_t jr = 0; jr < nc; jr += AOT_GEMM_NR) {
           const int64_t nr = AOT__MIN(AOT_GEMM_NR, nc - jr);
 #ifdef AOT__HAVE_MICRO2
@@ -413,9 +484,15 @@ AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__opera
               dr.on = direct_ok && mr == AOT_GEMM_MR && nr2 == AOT_GEMM_NR;
               if (dr.on && last && ep) {
                 dr.epi = 1;
-                if (ep->bias) { dr.bias = ep->bias + (ic + ir) * ep->bias_m; dr.bias_m = ep->bias_m; }
+                if (ep->bias) {
+                  dr.bias = ep->bias + (ic + ir) * ep->bias_m;
+                  dr.bias_m = ep->bias_m;
+                }
                 if (ep->act == AOT_ACT_RELU) dr.lo = 0.f;
-                if (ep->act == AOT_ACT_CLAMP) { dr.lo = ep->lo; dr.hi = ep->hi; }
+                if (ep->act == AOT_ACT_CLAMP) {
+                  dr.lo = ep->lo;
+                  dr.hi = ep->hi;
+                }
               }
               aot__micro2(kc, ap + ir * kc, bp + jr * kc, bp + (jr + AOT_GEMM_NR) * kc, t0, t1, &dr);
               if (dr.on) continue;

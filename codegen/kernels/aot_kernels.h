@@ -67,15 +67,20 @@ typedef struct aot__operand {
 /* act(v) as the epilogue defines it, for one element. */
 static inline float aot__act1(float v, int act, float lo, float hi) {
   switch (act) {
-    case AOT_ACT_RELU: return v < 0.f ? 0.f : v;
-    case AOT_ACT_CLAMP: return v < lo ? lo : (v > hi ? hi : v);
+    case AOT_ACT_RELU:
+      return v < 0.f ? 0.f : v;
+    case AOT_ACT_CLAMP:
+      return v < lo ? lo : (v > hi ? hi : v);
     case AOT_ACT_HARDSWISH: {
       const float r = v + 3.f < 0.f ? 0.f : (v + 3.f > 6.f ? 6.f : v + 3.f);
       return v * r / 6.f;
     }
-    case AOT_ACT_SIGMOID: return aot__sigmoidf(v);
-    case AOT_ACT_SILU: return aot__siluf(v);
-    default: return v;
+    case AOT_ACT_SIGMOID:
+      return aot__sigmoidf(v);
+    case AOT_ACT_SILU:
+      return aot__siluf(v);
+    default:
+      return v;
   }
 }
 
@@ -83,18 +88,18 @@ static inline float aot__act1(float v, int act, float lo, float hi) {
  * and the tail in a zero-padded block: a scalar sigmoid or SiLU costs about
  * what 16 vector ones do, and rows of 7 or 28 would otherwise run mostly
  * scalar. */
-#define AOT__ACT_BLOCKS(c, n, F)                                                 \
-  {                                                                              \
-    int64_t j = 0;                                                               \
-    for (; j + 16 <= (n); j += 16)                                               \
-      for (int i = 0; i < 16; ++i) (c)[j + i] = F((c)[j + i]);                   \
-    if (j < (n)) {                                                               \
-      float t_[16];                                                              \
-      memset(t_, 0, sizeof(t_));                                                 \
-      memcpy(t_, (c) + j, sizeof(float) * (size_t)((n) - j));                    \
-      for (int i = 0; i < 16; ++i) t_[i] = F(t_[i]);                             \
-      memcpy((c) + j, t_, sizeof(float) * (size_t)((n) - j));                    \
-    }                                                                            \
+#define AOT__ACT_BLOCKS(c, n, F)                               \
+  {                                                            \
+    int64_t j = 0;                                             \
+    for (; j + 16 <= (n); j += 16)                             \
+      for (int i = 0; i < 16; ++i) (c)[j + i] = F((c)[j + i]); \
+    if (j < (n)) {                                             \
+      float t_[16];                                            \
+      memset(t_, 0, sizeof(t_));                               \
+      memcpy(t_, (c) + j, sizeof(float) * (size_t)((n)-j));    \
+      for (int i = 0; i < 16; ++i) t_[i] = F(t_[i]);           \
+      memcpy((c) + j, t_, sizeof(float) * (size_t)((n)-j));    \
+    }                                                          \
   }
 
 /* c[j * s] = act(c[j * s]) for j < n. Unit stride (the common case) runs one
@@ -119,9 +124,14 @@ static inline void aot__act_row(float* c, int64_t n, int64_t s, const aot__epilo
     case AOT_ACT_HARDSWISH:
       for (int64_t j = 0; j < n; ++j) c[j] = aot__act1(c[j], AOT_ACT_HARDSWISH, lo, hi);
       break;
-    case AOT_ACT_SIGMOID: AOT__ACT_BLOCKS(c, n, aot__sigmoidf); break;
-    case AOT_ACT_SILU: AOT__ACT_BLOCKS(c, n, aot__siluf); break;
-    default: break;
+    case AOT_ACT_SIGMOID:
+      AOT__ACT_BLOCKS(c, n, aot__sigmoidf);
+      break;
+    case AOT_ACT_SILU:
+      AOT__ACT_BLOCKS(c, n, aot__siluf);
+      break;
+    default:
+      break;
   }
 }
 

@@ -28,8 +28,16 @@
  * Specials follow C99 Annex F: NaN propagates, +-Inf and subnormals in and
  * out are exact. No FMA contraction under -std=c99 (GCC), so every ISA gives
  * the same bits. */
-static inline int32_t aot__fbits(float x) { int32_t i; memcpy(&i, &x, 4); return i; }
-static inline float aot__bitsf(int32_t i) { float x; memcpy(&x, &i, 4); return x; }
+static inline int32_t aot__fbits(float x) {
+  int32_t i;
+  memcpy(&i, &x, 4);
+  return i;
+}
+static inline float aot__bitsf(int32_t i) {
+  float x;
+  memcpy(&x, &i, 4);
+  return x;
+}
 
 /* e^x = p 2^n1 2^n2: x = n ln2 + r (Cody-Waite), a degree-6 polynomial p for
  * e^r, and 2^n through the exponent bits in two halves so that results down
@@ -156,7 +164,7 @@ AOT_UNUSED static inline float aot__gelu_erff(float x) {
   const float u = x * -0.70710678118654752f;
   const float au = u < 0.0f ? -u : u;
   const float es = aot__erf_small(au), eb = aot__erfc_big(au); /* both, then selects: no branches */
-  const float lo = au < 0.921875f ? es : 1.0f - eb;              /* erf(|u|) */
+  const float lo = au < 0.921875f ? es : 1.0f - eb;            /* erf(|u|) */
   const float c = u <= 0.0f ? 1.0f + lo : (au < 0.921875f ? 1.0f - es : eb);
   return x != x ? x : 0.5f * x * c;
 }
@@ -171,8 +179,16 @@ AOT_UNUSED static inline float aot__gelu_tanhf(float x) {
 #if defined(__arm__) && (!defined(__ARM_FP) || !(__ARM_FP & 8))
 #define aot__powf powf
 #else
-static inline double aot__dbits_to(int64_t i) { double d; memcpy(&d, &i, 8); return d; }
-static inline int64_t aot__dbits(double d) { int64_t i; memcpy(&i, &d, 8); return i; }
+static inline double aot__dbits_to(int64_t i) {
+  double d;
+  memcpy(&d, &i, 8);
+  return d;
+}
+static inline int64_t aot__dbits(double d) {
+  int64_t i;
+  memcpy(&i, &d, 8);
+  return i;
+}
 /* x^y = 2^(y log2 x) in double (log2 by atanh series, 2^r by Taylor), one
  * rounding to float; C99's special cases by selects. */
 AOT_UNUSED static inline float aot__powf(float x, float y) {

@@ -37,12 +37,18 @@ std::vector<float> Random(size_t n, uint32_t seed) {
 
 double Act(double v, const aot__epilogue& ep) {
   switch (ep.act) {
-    case AOT_ACT_RELU: return v < 0 ? 0 : v;
-    case AOT_ACT_CLAMP: return std::min<double>(std::max<double>(v, ep.lo), ep.hi);
-    case AOT_ACT_HARDSWISH: return v * std::min(std::max(v + 3, 0.0), 6.0) / 6;
-    case AOT_ACT_SIGMOID: return 1 / (1 + std::exp(-v));
-    case AOT_ACT_SILU: return v / (1 + std::exp(-v));
-    default: return v;
+    case AOT_ACT_RELU:
+      return v < 0 ? 0 : v;
+    case AOT_ACT_CLAMP:
+      return std::min<double>(std::max<double>(v, ep.lo), ep.hi);
+    case AOT_ACT_HARDSWISH:
+      return v * std::min(std::max(v + 3, 0.0), 6.0) / 6;
+    case AOT_ACT_SIGMOID:
+      return 1 / (1 + std::exp(-v));
+    case AOT_ACT_SILU:
+      return v / (1 + std::exp(-v));
+    default:
+      return v;
   }
 }
 
@@ -82,9 +88,20 @@ void RunGemm(const GemmCase& t) {
   ep.act = t.act;
   ep.lo = -0.25f;
   ep.hi = 0.5f;
-  if (t.bias_row) { ep.bias = bias.data(); ep.bias_m = 1; ep.bias_n = 0; }
-  else { ep.bias = bias.data(); ep.bias_m = 0; ep.bias_n = 1; }
-  if (t.res) { ep.res = res.data(); ep.res_m = N; ep.res_n = 1; }
+  if (t.bias_row) {
+    ep.bias = bias.data();
+    ep.bias_m = 1;
+    ep.bias_n = 0;
+  } else {
+    ep.bias = bias.data();
+    ep.bias_m = 0;
+    ep.bias_n = 1;
+  }
+  if (t.res) {
+    ep.res = res.data();
+    ep.res_m = N;
+    ep.res_n = 1;
+  }
   std::vector<float> pa, pb;
   aot__operand A = {a.data(), a_m, a_k, 0, nullptr}, B = {b.data(), N, 1, 0, nullptr};
   if (t.a_packed) {
@@ -114,13 +131,12 @@ void RunGemm(const GemmCase& t) {
       scale[m * N + n] = sa;
       got[m * N + n] = c[m * c_m + n * c_n];
     }
-  ExpectNear(got, want, scale,
-             "gemm " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K));
+  ExpectNear(got, want, scale, "gemm " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K));
 }
 
 TEST(Sgemm, AwkwardShapesAndOperandForms) {
   REQUIRE_ISA();
-  const int64_t shapes[][3] = {{1, 1, 1},    {7, 13, 5},   {8, 16, 256}, {9, 17, 257},  {8, 33, 3},
+  const int64_t shapes[][3] = {{1, 1, 1},       {7, 13, 5},     {8, 16, 256}, {9, 17, 257},  {8, 33, 3},
                                {130, 530, 600}, {64, 49, 1000}, {3, 700, 40}, {129, 15, 513}};
   for (const auto& s : shapes)
     for (int form = 0; form < 4; ++form)
@@ -160,8 +176,8 @@ TEST(ActRow, BlocksAndTailsMatchTheElementFunction) {
       aot__act_row(got.data(), n, 1, &ep);
       for (int64_t j = 0; j < n; ++j) {
         const float want = act == AOT_ACT_SILU ? aot__siluf(src[j]) : aot__sigmoidf(src[j]);
-        EXPECT_EQ(0, std::memcmp(&got[j], &want, 4)) << "act " << act << " n " << n << " element " << j << ": "
-                                                     << got[j] << " vs " << want;
+        EXPECT_EQ(0, std::memcmp(&got[j], &want, 4))
+            << "act " << act << " n " << n << " element " << j << ": " << got[j] << " vs " << want;
       }
     }
 }
@@ -222,7 +238,8 @@ void NaiveConv(const aot__conv_geom& g, const std::vector<float>& x, const std::
               const int64_t ih = oh * g.SH - g.PH + kh * g.DH, iw = ow * g.SW - g.PW + kw * g.DW;
               if (ih < 0 || ih >= g.H || iw < 0 || iw >= g.W) continue;
               const int64_t xc = depthwise ? oc : c;
-              const double p = static_cast<double>(w[((oc * cin + c) * g.KH + kh) * g.KW + kw]) * x[(xc * g.H + ih) * g.W + iw];
+              const double p =
+                  static_cast<double>(w[((oc * cin + c) * g.KH + kh) * g.KW + kw]) * x[(xc * g.H + ih) * g.W + iw];
               s += p;
               sa += std::fabs(p);
             }
@@ -233,15 +250,23 @@ void NaiveConv(const aot__conv_geom& g, const std::vector<float>& x, const std::
 
 TEST(Conv, Im2colPanelsMatchNaiveConvolution) {
   REQUIRE_ISA();
-  struct C { int64_t C, H, W, KH, KW, S, P, D, cout; };
-  const C cases[] = {{3, 23, 37, 7, 7, 2, 3, 1, 10}, {16, 20, 40, 3, 3, 1, 1, 1, 9}, {5, 9, 9, 1, 1, 2, 0, 1, 17},
-                     {4, 12, 33, 3, 3, 1, 2, 2, 8},  {2, 5, 6, 3, 3, 1, 1, 1, 3},   {30, 7, 7, 3, 3, 1, 1, 1, 70},
+  struct C {
+    int64_t C, H, W, KH, KW, S, P, D, cout;
+  };
+  const C cases[] = {{3, 23, 37, 7, 7, 2, 3, 1, 10},
+                     {16, 20, 40, 3, 3, 1, 1, 1, 9},
+                     {5, 9, 9, 1, 1, 2, 0, 1, 17},
+                     {4, 12, 33, 3, 3, 1, 2, 2, 8},
+                     {2, 5, 6, 3, 3, 1, 1, 1, 3},
+                     {30, 7, 7, 3, 3, 1, 1, 1, 70},
                      // stride 2 with padding; a second K block that starts inside a channel (300 = 12 x 25)
-                     {8, 15, 31, 3, 3, 2, 1, 1, 12}, {12, 19, 21, 5, 5, 1, 2, 1, 20}};
+                     {8, 15, 31, 3, 3, 2, 1, 1, 12},
+                     {12, 19, 21, 5, 5, 1, 2, 1, 20}};
   for (const C& t : cases) {
     const aot__conv_geom g = Geom(t.C, t.H, t.W, t.KH, t.KW, t.S, t.P, t.D);
     const int64_t K = t.C * t.KH * t.KW, N = g.OH * g.OW;
-    std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 5), w = Random(static_cast<size_t>(t.cout * K), 6);
+    std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 5),
+                       w = Random(static_cast<size_t>(t.cout * K), 6);
     std::vector<float> bias = Random(static_cast<size_t>(t.cout), 7);
     std::vector<float> pw(static_cast<size_t>(aot__sgemm_packed_a_floats(t.cout, K)));
     aot__sgemm_pack_a(t.cout, K, w.data(), K, 1, pw.data());
@@ -263,19 +288,23 @@ TEST(Conv, Im2colPanelsMatchNaiveConvolution) {
 
 TEST(Conv, DepthwiseMatchesNaive) {
   REQUIRE_ISA();
-  struct C { int64_t C, H, W, K, S, P, D; };
+  struct C {
+    int64_t C, H, W, K, S, P, D;
+  };
   // The specialised shapes (3x3 and 5x5, stride 1 and 2), odd and even
   // sizes, planes narrower than the filter, dilation, 7x7 and 1x1 (generic).
   const C cases[] = {{5, 13, 17, 3, 1, 1, 1}, {4, 14, 15, 3, 2, 1, 1}, {3, 9, 11, 5, 2, 2, 1}, {2, 12, 12, 3, 1, 2, 2},
-                     {3, 2, 3, 3, 1, 1, 1},   {3, 7, 7, 3, 1, 1, 1},   {2, 7, 7, 3, 2, 1, 1},   {3, 14, 14, 5, 1, 2, 1},
-                     {2, 3, 4, 5, 1, 2, 1},   {2, 11, 9, 7, 1, 3, 1},  {2, 6, 6, 1, 1, 0, 1},   {2, 8, 8, 3, 1, 0, 1},
+                     {3, 2, 3, 3, 1, 1, 1},   {3, 7, 7, 3, 1, 1, 1},   {2, 7, 7, 3, 2, 1, 1},  {3, 14, 14, 5, 1, 2, 1},
+                     {2, 3, 4, 5, 1, 2, 1},   {2, 11, 9, 7, 1, 3, 1},  {2, 6, 6, 1, 1, 0, 1},  {2, 8, 8, 3, 1, 0, 1},
                      {2, 33, 35, 3, 1, 1, 1}, {2, 20, 21, 5, 2, 2, 1}};
   const int acts[] = {AOT_ACT_CLAMP, AOT_ACT_SILU, AOT_ACT_RELU, AOT_ACT_SIGMOID, AOT_ACT_HARDSWISH, AOT_ACT_NONE};
   int which = 0;
   for (const C& t : cases) {
     const aot__conv_geom g = Geom(t.C, t.H, t.W, t.K, t.K, t.S, t.P, t.D);
-    std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 8), w = Random(static_cast<size_t>(t.C * t.K * t.K), 9);
-    std::vector<float> bias = Random(static_cast<size_t>(t.C), 10), res = Random(static_cast<size_t>(t.C * g.OH * g.OW), 11);
+    std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 8),
+                       w = Random(static_cast<size_t>(t.C * t.K * t.K), 9);
+    std::vector<float> bias = Random(static_cast<size_t>(t.C), 10),
+                       res = Random(static_cast<size_t>(t.C * g.OH * g.OW), 11);
     aot__epilogue ep = {};
     ep.bias = bias.data();
     ep.bias_m = 1;

@@ -12,21 +12,36 @@
 #include "atenaot.h"
 
 static int failures = 0;
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); ++failures; } } while (0)
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    if (!(cond)) {                                         \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                        \
+      fprintf(stderr, "\n");                               \
+      ++failures;                                          \
+    }                                                      \
+  } while (0)
 
 /* Reads a little-endian float32 .npy (C order) into a malloc'd buffer. */
 static float* read_npy_f32(const char* path, size_t* count) {
   FILE* f = fopen(path, "rb");
   if (!f) return NULL;
   unsigned char head[10];
-  if (fread(head, 1, 10, f) != 10 || memcmp(head, "\x93NUMPY", 6) != 0) { fclose(f); return NULL; }
+  if (fread(head, 1, 10, f) != 10 || memcmp(head, "\x93NUMPY", 6) != 0) {
+    fclose(f);
+    return NULL;
+  }
   size_t hlen = head[8] | (head[9] << 8);
   fseek(f, 0, SEEK_END);
   long end = ftell(f);
   size_t n = (size_t)(end - 10 - (long)hlen) / 4;
   float* buf = (float*)malloc(n * 4 + 4);
   fseek(f, (long)(10 + hlen), SEEK_SET);
-  if (fread(buf, 4, n, f) != n) { free(buf); fclose(f); return NULL; }
+  if (fread(buf, 4, n, f) != n) {
+    free(buf);
+    fclose(f);
+    return NULL;
+  }
   fclose(f);
   *count = n;
   return buf;
@@ -63,7 +78,10 @@ static void expect_message(const char* what, const char* fmt, ...) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 7) { fprintf(stderr, "usage: abi_test LIB INPUT EXPECTED OTHER_ABI NOT_A_MODEL NULL_ENTRY\n"); return 2; }
+  if (argc != 7) {
+    fprintf(stderr, "usage: abi_test LIB INPUT EXPECTED OTHER_ABI NOT_A_MODEL NULL_ENTRY\n");
+    return 2;
+  }
   CHECK(aot_abi_version() == ATENAOT_ABI_VERSION, "runtime ABI version %u", aot_abi_version());
   CHECK(strlen(aot_version_string()) > 0, "empty version string");
 
@@ -86,7 +104,8 @@ int main(int argc, char** argv) {
   expect_status(aot_model_device(m, NULL), AOT_ERR_NULL_POINTER, "NULL device out");
   /* The ABI's layout is fixed-width: the same on every target (no enums). */
   CHECK(sizeof(aot_tensor) == sizeof(void*) + 16 + 2 * 8 * AOT_MAX_DIMS, "aot_tensor size %zu", sizeof(aot_tensor));
-  CHECK(sizeof(aot_tensor_info) == sizeof(void*) + 8 + 8 * AOT_MAX_DIMS + 8, "aot_tensor_info size %zu", sizeof(aot_tensor_info));
+  CHECK(sizeof(aot_tensor_info) == sizeof(void*) + 8 + 8 * AOT_MAX_DIMS + 8, "aot_tensor_info size %zu",
+        sizeof(aot_tensor_info));
 
   size_t n_in = 0, n_exp = 0;
   float* x = read_npy_f32(argv[2], &n_in);
@@ -119,7 +138,7 @@ int main(int argc, char** argv) {
   char in0[300];
   snprintf(in0, sizeof(in0), "input 0 (%s)", ii.name ? ii.name : "");
   expect_status(aot_model_run(NULL, &in, 1, &out, 1, NULL, 0), AOT_ERR_NULL_POINTER, "NULL model");
-  expect_message("NULL model", ": NULL model");  /* aot_model_run calls aot_model_run_on_stream */
+  expect_message("NULL model", ": NULL model"); /* aot_model_run calls aot_model_run_on_stream */
   expect_status(aot_model_run(m, NULL, 1, &out, 1, NULL, 0), AOT_ERR_NULL_POINTER, "NULL inputs");
   expect_message("NULL inputs", "the inputs or outputs array is NULL");
   expect_status(aot_model_run(m, &in, 1, NULL, 1, NULL, 0), AOT_ERR_NULL_POINTER, "NULL outputs");
@@ -130,26 +149,34 @@ int main(int argc, char** argv) {
   bad.dtype = AOT_FLOAT64;
   expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_DTYPE, "wrong dtype");
   expect_message("wrong dtype", "%s has dtype float64; the model expects float32", in0);
-  bad = in; bad.ndim = in.ndim + 1;
+  bad = in;
+  bad.ndim = in.ndim + 1;
   expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_SHAPE, "wrong rank");
   expect_message("wrong rank", "%s has %d dimensions; the model expects %d", in0, in.ndim + 1, in.ndim);
-  bad = in; bad.sizes[0] += 1;
+  bad = in;
+  bad.sizes[0] += 1;
   expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_SHAPE, "wrong size");
   expect_message("wrong size", "%s has size %lld in dimension 0; the model expects %lld", in0,
                  (long long)in.sizes[0] + 1, (long long)in.sizes[0]);
-  bad = in; bad.strides[bad.ndim - 1] = 2;
+  bad = in;
+  bad.strides[bad.ndim - 1] = 2;
   expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_STRIDES, "wrong strides");
   expect_message("wrong strides", "%s is not contiguous row-major", in0);
-  bad = in; bad.data = NULL;
+  bad = in;
+  bad.data = NULL;
   expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_NULL_POINTER, "NULL data");
   expect_message("NULL data", "%s has a NULL data pointer", in0);
-  bad = in; bad.device = AOT_DEVICE_CUDA;
+  bad = in;
+  bad.device = AOT_DEVICE_CUDA;
   expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_DEVICE, "CUDA tensor on a CPU model");
-  CHECK(strstr(aot_last_error(), "input 0 (") && strstr(aot_last_error(), "device 1"), "device message: %s", aot_last_error());
-  bad = in; bad.dtype = AOT_INT64;
+  CHECK(strstr(aot_last_error(), "input 0 (") && strstr(aot_last_error(), "device 1"), "device message: %s",
+        aot_last_error());
+  bad = in;
+  bad.dtype = AOT_INT64;
   expect_status(aot_model_run(m, &bad, 1, &out, 1, NULL, 0), AOT_ERR_BAD_DTYPE, "int64 input");
   CHECK(strstr(aot_last_error(), "has dtype int64; the model expects float32"), "dtype message: %s", aot_last_error());
-  expect_status(aot_model_run_on_stream(m, &in, 1, &out, 1, NULL, 0, (void*)&bad), AOT_ERR_BAD_DEVICE, "stream on a CPU model");
+  expect_status(aot_model_run_on_stream(m, &in, 1, &out, 1, NULL, 0, (void*)&bad), AOT_ERR_BAD_DEVICE,
+                "stream on a CPU model");
   expect_status(aot_model_set_option(m, "cuda_graph", 1), AOT_ERR_BAD_OPTION, "option on a CPU model");
   expect_status(aot_model_set_option(m, NULL, 1), AOT_ERR_NULL_POINTER, "NULL option key");
   expect_status(aot_model_run(m, &in, 2, &out, 1, NULL, 0), AOT_ERR_BAD_COUNT, "two inputs (message)");
@@ -157,7 +184,8 @@ int main(int argc, char** argv) {
   if (arena_bytes) {
     expect_status(aot_model_run(m, &in, 1, &out, 1, arena, arena_bytes - 1), AOT_ERR_ARENA_TOO_SMALL, "small arena");
     expect_message("small arena", "the arena has %zu bytes; the model needs %zu", arena_bytes - 1, arena_bytes);
-    expect_status(aot_model_run(m, &in, 1, &out, 1, (char*)arena + 4, arena_bytes - 4 > 0 ? arena_bytes : 0), AOT_ERR_BAD_ALIGNMENT, "misaligned arena");
+    expect_status(aot_model_run(m, &in, 1, &out, 1, (char*)arena + 4, arena_bytes - 4 > 0 ? arena_bytes : 0),
+                  AOT_ERR_BAD_ALIGNMENT, "misaligned arena");
     expect_message("misaligned arena", "the arena is not 64-byte aligned");
   }
   /* A count that does not fit an int64 is printed as the size_t it is. */
@@ -168,18 +196,19 @@ int main(int argc, char** argv) {
     aot_tensor inside = out;
     inside.data = arena;
     expect_status(aot_model_run(m, &in, 1, &inside, 1, arena, arena_bytes), AOT_ERR_OVERLAP, "output inside the arena");
-    CHECK(strstr(aot_last_error(), "output 0 (") && strstr(aot_last_error(), "lies inside the arena"), "overlap message: %s",
-          aot_last_error());
+    CHECK(strstr(aot_last_error(), "output 0 (") && strstr(aot_last_error(), "lies inside the arena"),
+          "overlap message: %s", aot_last_error());
     inside = in;
     inside.data = (char*)arena + 64;
     expect_status(aot_model_run(m, &inside, 1, &out, 1, arena, arena_bytes), AOT_ERR_OVERLAP, "input inside the arena");
   }
   {
     aot_tensor over = out;
-    over.data = x;  /* the output written over the input it reads */
+    over.data = x; /* the output written over the input it reads */
     expect_status(aot_model_run(m, &in, 1, &over, 1, NULL, 0), AOT_ERR_OVERLAP, "output over the input");
-    CHECK(strstr(aot_last_error(), "overlaps input 0; outputs must not share memory"), "overlap message: %s", aot_last_error());
-    over.data = (char*)x + 4 * (n_in - 1);  /* only its last element */
+    CHECK(strstr(aot_last_error(), "overlaps input 0; outputs must not share memory"), "overlap message: %s",
+          aot_last_error());
+    over.data = (char*)x + 4 * (n_in - 1); /* only its last element */
     expect_status(aot_model_run(m, &in, 1, &over, 1, NULL, 0), AOT_ERR_OVERLAP, "output over the input's last element");
   }
   for (size_t i = 0; i < n_exp; ++i) CHECK(y[i] == 12345.0f, "a failed run wrote output element %zu", i);
@@ -220,13 +249,17 @@ int main(int argc, char** argv) {
               strcmp(aot_status_name((aot_status)a), "AOT_ERR_UNKNOWN") != 0,
           "status %d has no name: %s", a, aot_status_name((aot_status)a));
     for (int b = 0; b < a; ++b)
-      CHECK(strcmp(aot_status_name((aot_status)a), aot_status_name((aot_status)b)) != 0, "statuses %d and %d share a name", a, b);
+      CHECK(strcmp(aot_status_name((aot_status)a), aot_status_name((aot_status)b)) != 0,
+            "statuses %d and %d share a name", a, b);
   }
   CHECK(other == NULL, "a failed open wrote its output");
 
   aot_model_free(m);
-  aot_model_free(NULL);  /* NULL-safe */
-  free(arena); free(x); free(y); free(expected);
+  aot_model_free(NULL); /* NULL-safe */
+  free(arena);
+  free(x);
+  free(y);
+  free(expected);
   printf("abi_test: max abs diff vs eager %g, %d failure(s)\n", worst, failures);
   return failures ? 1 : 0;
 }

@@ -12,10 +12,21 @@
 #include "atenaot.h"
 
 static int failures = 0;
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); ++failures; } } while (0)
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    if (!(cond)) {                                         \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                        \
+      fprintf(stderr, "\n");                               \
+      ++failures;                                          \
+    }                                                      \
+  } while (0)
 
 int main(int argc, char** argv) {
-  if (argc != 2) { fprintf(stderr, "usage: loader_test LIBFAKE.so\n"); return 2; }
+  if (argc != 2) {
+    fprintf(stderr, "usage: loader_test LIBFAKE.so\n");
+    return 2;
+  }
   aot_model* m = NULL;
   CHECK(aot_model_open(argv[1], &m) == AOT_OK, "open: %s", aot_last_error());
   if (!m) return 1;
@@ -28,7 +39,11 @@ int main(int argc, char** argv) {
   float x[4] = {1, 2, 3, 4}, y[4] = {0};
   aot_tensor in, out;
   memset(&in, 0, sizeof(in));
-  in.data = x; in.dtype = AOT_FLOAT32; in.ndim = 1; in.sizes[0] = 4; in.strides[0] = 1;
+  in.data = x;
+  in.dtype = AOT_FLOAT32;
+  in.ndim = 1;
+  in.sizes[0] = 4;
+  in.strides[0] = 1;
   out = in;
   out.data = y;
   int stream_token = 0;

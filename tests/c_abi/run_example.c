@@ -15,10 +15,17 @@ static unsigned char* read_npy(const char* path, size_t* bytes, char descr[8]) {
   FILE* f = fopen(path, "rb");
   if (!f) return NULL;
   unsigned char head[10];
-  if (fread(head, 1, 10, f) != 10 || memcmp(head, "\x93NUMPY", 6) != 0 || head[6] != 1) { fclose(f); return NULL; }
+  if (fread(head, 1, 10, f) != 10 || memcmp(head, "\x93NUMPY", 6) != 0 || head[6] != 1) {
+    fclose(f);
+    return NULL;
+  }
   size_t hlen = (size_t)head[8] | (size_t)head[9] << 8;
   char* h = (char*)calloc(hlen + 1, 1);
-  if (!h || fread(h, 1, hlen, f) != hlen) { free(h); fclose(f); return NULL; }
+  if (!h || fread(h, 1, hlen, f) != hlen) {
+    free(h);
+    fclose(f);
+    return NULL;
+  }
   const char* d = strstr(h, "'descr': '");
   snprintf(descr, 8, "%.3s", d ? d + 10 : "?");
   free(h);
@@ -27,7 +34,11 @@ static unsigned char* read_npy(const char* path, size_t* bytes, char descr[8]) {
   *bytes = (size_t)(ftell(f) - start);
   fseek(f, start, SEEK_SET);
   unsigned char* data = (unsigned char*)malloc(*bytes ? *bytes : 1);
-  if (!data || fread(data, 1, *bytes, f) != *bytes) { free(data); fclose(f); return NULL; }
+  if (!data || fread(data, 1, *bytes, f) != *bytes) {
+    free(data);
+    fclose(f);
+    return NULL;
+  }
   fclose(f);
   return data;
 }
@@ -54,9 +65,15 @@ static aot_tensor describe(void* data, const aot_tensor_info* info, size_t* byte
 }
 
 int main(int argc, char** argv) {
-  if (argc != 4) { fprintf(stderr, "usage: run_example LIB INPUT.npy EXPECTED_DIR\n"); return 2; }
+  if (argc != 4) {
+    fprintf(stderr, "usage: run_example LIB INPUT.npy EXPECTED_DIR\n");
+    return 2;
+  }
   aot_model* m = NULL;
-  if (aot_model_open(argv[1], &m) != AOT_OK) { fprintf(stderr, "open: %s\n", aot_last_error()); return 1; }
+  if (aot_model_open(argv[1], &m) != AOT_OK) {
+    fprintf(stderr, "open: %s\n", aot_last_error());
+    return 1;
+  }
   size_t nin = 0, nout = 0;
   if (aot_model_num_inputs(m, &nin) != AOT_OK || aot_model_num_outputs(m, &nout) != AOT_OK || nin != 1) {
     fprintf(stderr, "the model must take one input\n");
@@ -68,7 +85,10 @@ int main(int argc, char** argv) {
   char descr[8];
   unsigned char* x = read_npy(argv[2], &got_bytes, descr);
   aot_tensor in = describe(x, &ii, &want_bytes);
-  if (!x || got_bytes != want_bytes) { fprintf(stderr, "cannot read %s (or wrong size)\n", argv[2]); return 1; }
+  if (!x || got_bytes != want_bytes) {
+    fprintf(stderr, "cannot read %s (or wrong size)\n", argv[2]);
+    return 1;
+  }
   aot_tensor* outs = (aot_tensor*)calloc(nout, sizeof(aot_tensor));
   void** bufs = (void**)calloc(nout, sizeof(void*));
   size_t* sizes = (size_t*)calloc(nout, sizeof(size_t));
@@ -79,14 +99,21 @@ int main(int argc, char** argv) {
     bufs[k] = calloc(sizes[k] ? sizes[k] : 1, 1);
     outs[k].data = bufs[k];
   }
-  if (aot_model_run(m, &in, 1, outs, nout, NULL, 0) != AOT_OK) { fprintf(stderr, "run: %s\n", aot_last_error()); return 1; }
+  if (aot_model_run(m, &in, 1, outs, nout, NULL, 0) != AOT_OK) {
+    fprintf(stderr, "run: %s\n", aot_last_error());
+    return 1;
+  }
   int failures = 0;
   for (size_t k = 0; k < nout; ++k) {
     char path[4096];
     snprintf(path, sizeof(path), "%s/output_%zu.npy", argv[3], k);
     size_t eb = 0;
     unsigned char* e = read_npy(path, &eb, descr);
-    if (!e || eb != sizes[k]) { fprintf(stderr, "output %zu: cannot read %s (or wrong size)\n", k, path); ++failures; continue; }
+    if (!e || eb != sizes[k]) {
+      fprintf(stderr, "output %zu: cannot read %s (or wrong size)\n", k, path);
+      ++failures;
+      continue;
+    }
     if (outs[k].dtype == AOT_FLOAT32) {
       const float* y = (const float*)bufs[k];
       const float* w = (const float*)e;
@@ -103,7 +130,10 @@ int main(int argc, char** argv) {
     free(e);
   }
   for (size_t k = 0; k < nout; ++k) free(bufs[k]);
-  free(bufs); free(outs); free(sizes); free(x);
+  free(bufs);
+  free(outs);
+  free(sizes);
+  free(x);
   aot_model_free(m);
   return failures ? 1 : 0;
 }

@@ -28,10 +28,16 @@ volatile int model_status = -1; /* what a debugger (or the test) looks at */
 
 static size_t dtype_bytes(aot_dtype t) {
   switch (t) {
-    case AOT_FLOAT64: case AOT_INT64: return 8;
-    case AOT_FLOAT32: case AOT_INT32: return 4;
-    case AOT_INT16: return 2;
-    default: return 1;
+    case AOT_FLOAT64:
+    case AOT_INT64:
+      return 8;
+    case AOT_FLOAT32:
+    case AOT_INT32:
+      return 4;
+    case AOT_INT16:
+      return 2;
+    default:
+      return 1;
   }
 }
 

@@ -12,9 +12,10 @@
 #define AOT_CAT(a, b) AOT_CAT_(a, b)
 
 static size_t bytes(const aot_tensor_info* t) {
-  size_t n = t->dtype == AOT_FLOAT64 || t->dtype == AOT_INT64 ? 8
-           : t->dtype == AOT_FLOAT32 || t->dtype == AOT_INT32 ? 4
-           : t->dtype == AOT_INT16 ? 2 : 1;
+  size_t n = t->dtype == AOT_FLOAT64 || t->dtype == AOT_INT64   ? 8
+             : t->dtype == AOT_FLOAT32 || t->dtype == AOT_INT32 ? 4
+             : t->dtype == AOT_INT16                            ? 2
+                                                                : 1;
   for (int d = 0; d < t->ndim; ++d) n *= (size_t)t->sizes[d];
   return (n + 63) / 64 * 64;
 }

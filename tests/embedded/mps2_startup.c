@@ -34,7 +34,20 @@ __attribute__((noreturn, used)) void start_c(void) {
 }
 
 __attribute__((section(".vectors"), used)) const void* const vectors[16] = {
-    &_estack, (const void*)reset_handler, (const void*)fault, (const void*)fault, (const void*)fault,
-    (const void*)fault, (const void*)fault, 0, 0, 0, 0, (const void*)fault, (const void*)fault, 0,
-    (const void*)fault, (const void*)fault,
+    &_estack,
+    (const void*)reset_handler,
+    (const void*)fault,
+    (const void*)fault,
+    (const void*)fault,
+    (const void*)fault,
+    (const void*)fault,
+    0,
+    0,
+    0,
+    0,
+    (const void*)fault,
+    (const void*)fault,
+    0,
+    (const void*)fault,
+    (const void*)fault,
 };

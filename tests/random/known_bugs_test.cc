@@ -8,7 +8,6 @@
 // Once a bug is fixed, drop its name from kOpenBugs so its test always runs.
 #include <ATen/ATen.h>
 #include <ATen/TracerMode.h>
-
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -41,9 +40,8 @@ bool Open(const std::string& bug) {
 }
 
 // GTEST_SKIP returns from the test body, so this must be a macro.
-#define SKIP_IF_OPEN(bug)                                                                 \
-  if (Open(bug))                                                                          \
-  GTEST_SKIP() << "known bug " << bug << " (tests/random/README.md); set ATENAOT_RUN_KNOWN_BUGS=1 to run"
+#define SKIP_IF_OPEN(bug) \
+  if (Open(bug)) GTEST_SKIP() << "known bug " << bug << " (tests/random/README.md); set ATENAOT_RUN_KNOWN_BUGS=1 to run"
 
 // Empty when `fn` at `stage` equals eager on outputs and inputs after the run.
 std::string RunAtStage(const CppProgram& fn, const Ts& inputs, Stage stage) {
@@ -78,15 +76,21 @@ T Constant(std::vector<int64_t> v) {
 // a copying op: clone + view_copy to [] fails.
 TEST(KnownBugs, I1_ViewOfTensorConstantNoViews) {
   SKIP_IF_OPEN("I1");
-  EXPECT_EQ(RunAtStage([](const Ts&) -> Ts { return {Constant({0, -1, -2}).unbind(0)[0]}; }, {},
-                       Stage::kFunctionalNoViews),
+  EXPECT_EQ(RunAtStage(
+                [](const Ts&) -> Ts {
+                  return {Constant({0, -1, -2}).unbind(0)[0]};
+                },
+                {}, Stage::kFunctionalNoViews),
             "");
 }
 
 TEST(KnownBugs, I1_SplitOfTensorConstantNoViews) {
   SKIP_IF_OPEN("I1");
-  EXPECT_EQ(RunAtStage([](const Ts&) -> Ts { return Constant({-1, 1, -3, -2}).split(4, 0); }, {},
-                       Stage::kFunctionalNoViews),
+  EXPECT_EQ(RunAtStage(
+                [](const Ts&) -> Ts {
+                  return Constant({-1, 1, -3, -2}).split(4, 0);
+                },
+                {}, Stage::kFunctionalNoViews),
             "");
 }
 
@@ -110,8 +114,11 @@ TEST(KnownBugs, F1_WriteThroughAsStridedOfSlice) {
 TEST(KnownBugs, F1_ReadAsStridedOfSelectNoViews) {
   SKIP_IF_OPEN("F1");
   at::manual_seed(910);
-  EXPECT_EQ(RunAtStage([](const Ts& in) -> Ts { return {in[0].unbind(0)[1].as_strided({1, 2}, {1, 1}, 9)}; },
-                       {at::randn({3, 4})}, Stage::kFunctionalNoViews),
+  EXPECT_EQ(RunAtStage(
+                [](const Ts& in) -> Ts {
+                  return {in[0].unbind(0)[1].as_strided({1, 2}, {1, 1}, 9)};
+                },
+                {at::randn({3, 4})}, Stage::kFunctionalNoViews),
             "");
 }
 

@@ -14,7 +14,6 @@
 // refusal is a failure.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -84,7 +83,8 @@ SuiteProgram Combined(const std::vector<const Program*>& ps) {
     Ts outs;
     size_t at = 0;
     for (const Program* p : ps) {
-      Ts mine(in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(at + p->inputs.size()));
+      Ts mine(in.begin() + static_cast<std::ptrdiff_t>(at),
+              in.begin() + static_cast<std::ptrdiff_t>(at + p->inputs.size()));
       at += p->inputs.size();
       for (at::Tensor& t : Execute(*p, mine)) outs.push_back(t);
     }
@@ -143,7 +143,10 @@ TEST(RandomCompiled, CompiledCEqualsEager) {
     const std::string lib_dir = dir + "_" + std::to_string(++builds);
     std::string r = ps.size() == 1 ? RunProgramCompiled(AsSuiteProgram(*ps[0]), lib_dir)
                                    : RunProgramCompiled(Combined(ps), lib_dir);
-    if (r.empty()) { ok += static_cast<int64_t>(ps.size()); return; }
+    if (r.empty()) {
+      ok += static_cast<int64_t>(ps.size());
+      return;
+    }
     if (ps.size() > 1) {
       const auto half = ps.begin() + static_cast<std::ptrdiff_t>(ps.size() / 2);
       check(std::vector<const Program*>(ps.begin(), half));
@@ -166,14 +169,14 @@ TEST(RandomCompiled, CompiledCEqualsEager) {
         todo.begin() + static_cast<std::ptrdiff_t>(std::min(todo.size(), b + static_cast<size_t>(batch)))));
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cerr << "random programs through compiled C: " << cs.size() << " (of " << tried << " seeds from " << first
-            << ": eager refuses the others), " << builds
-            << " libraries built; " << ok << " equal eager, " << skipped << " skipped (known unsupported ops or open bugs), "
-            << failed << " failed; " << secs << " s\n";
+            << ": eager refuses the others), " << builds << " libraries built; " << ok << " equal eager, " << skipped
+            << " skipped (known unsupported ops or open bugs), " << failed << " failed; " << secs << " s\n";
   for (const auto& [reason, n] : skip_reasons) std::cerr << "  skipped " << n << ": " << reason << "\n";
   EXPECT_EQ(failed, 0) << failures;
   EXPECT_EQ(static_cast<int64_t>(cs.size()), count) << "too few valid programs";
   // Most programs must actually compile: skips are the exception.
-  EXPECT_GT(ok, static_cast<int64_t>(cs.size()) * 3 / 4);  // 389 of 500 (seeds 1-500, inputs of every layout): 108 use topk/sort
+  EXPECT_GT(ok, static_cast<int64_t>(cs.size()) * 3 /
+                    4);  // 389 of 500 (seeds 1-500, inputs of every layout): 108 use topk/sort
 }
 
 TEST(RandomCompiled, PlanCheckedInterpreterEqualsEagerForEveryPlacement) {
@@ -192,8 +195,10 @@ TEST(RandomCompiled, PlanCheckedInterpreterEqualsEagerForEveryPlacement) {
       std::string r = RunProgramPlanned(s, algorithm);
       if (r.empty()) continue;
       ++failed;
-      if (failed <= 5) failures += "seed " + std::to_string(c.p.seed) + ", " + algorithm + ": " + r.substr(0, 1500) + "\n";
-      else failures += "seed " + std::to_string(c.p.seed) + ", " + algorithm + "\n";
+      if (failed <= 5)
+        failures += "seed " + std::to_string(c.p.seed) + ", " + algorithm + ": " + r.substr(0, 1500) + "\n";
+      else
+        failures += "seed " + std::to_string(c.p.seed) + ", " + algorithm + "\n";
     }
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/TracerMode.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
@@ -13,7 +14,6 @@
 #include <random>
 #include <set>
 #include <sstream>
-#include <unistd.h>
 
 #include "capture/cpp_trace.h"
 #include "capture/jit_import.h"
@@ -50,7 +50,9 @@ class Rng {
   int64_t Range(int64_t lo, int64_t hi) { return lo + Below(hi - lo + 1); }
   bool Chance(double p) { return static_cast<double>(g_() >> 11) * 0x1.0p-53 < p; }
   template <typename V>
-  const V& Pick(const std::vector<V>& v) { return v[static_cast<size_t>(Below(static_cast<int64_t>(v.size())))]; }
+  const V& Pick(const std::vector<V>& v) {
+    return v[static_cast<size_t>(Below(static_cast<int64_t>(v.size())))];
+  }
   template <typename V>
   void Shuffle(std::vector<V>* v) {
     for (size_t i = v->size(); i > 1; --i)
@@ -72,16 +74,76 @@ class Rng {
 };
 
 const char* const kOpNames[] = {
-    "add", "sub", "mul", "div", "add.Scalar", "sub.Scalar", "mul.Scalar", "div.Scalar",
-    "neg", "relu", "sigmoid", "tanh", "exp", "abs", "clamp",
-    "compare", "compare.Scalar", "where", "logical_not",
-    "sum.dim", "mean.dim", "sum", "clone", "to", "zeros", "arange", "tensor_constant",
-    "view", "reshape", "transpose", "permute", "select", "slice", "narrow", "diagonal", "unsqueeze", "squeeze",
-    "expand", "as_strided", "t", "contiguous", "split", "split_with_sizes", "unbind", "chunk",
-    "max.dim", "min.dim", "topk", "sort",
-    "add_", "sub_", "mul_", "add_.Scalar", "mul_.Scalar", "div_.Scalar", "fill_", "fill_.Tensor", "zero_",
-    "clamp_", "relu_", "neg_", "sigmoid_", "compare_.Scalar", "copy_", "index_put_", "masked_fill_",
-    "masked_fill_.Tensor", "add.out", "mul.out", "t_",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "add.Scalar",
+    "sub.Scalar",
+    "mul.Scalar",
+    "div.Scalar",
+    "neg",
+    "relu",
+    "sigmoid",
+    "tanh",
+    "exp",
+    "abs",
+    "clamp",
+    "compare",
+    "compare.Scalar",
+    "where",
+    "logical_not",
+    "sum.dim",
+    "mean.dim",
+    "sum",
+    "clone",
+    "to",
+    "zeros",
+    "arange",
+    "tensor_constant",
+    "view",
+    "reshape",
+    "transpose",
+    "permute",
+    "select",
+    "slice",
+    "narrow",
+    "diagonal",
+    "unsqueeze",
+    "squeeze",
+    "expand",
+    "as_strided",
+    "t",
+    "contiguous",
+    "split",
+    "split_with_sizes",
+    "unbind",
+    "chunk",
+    "max.dim",
+    "min.dim",
+    "topk",
+    "sort",
+    "add_",
+    "sub_",
+    "mul_",
+    "add_.Scalar",
+    "mul_.Scalar",
+    "div_.Scalar",
+    "fill_",
+    "fill_.Tensor",
+    "zero_",
+    "clamp_",
+    "relu_",
+    "neg_",
+    "sigmoid_",
+    "compare_.Scalar",
+    "copy_",
+    "index_put_",
+    "masked_fill_",
+    "masked_fill_.Tensor",
+    "add.out",
+    "mul.out",
+    "t_",
 };
 static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == static_cast<size_t>(Op::kNumOps), "op names");
 
@@ -89,40 +151,62 @@ const char* const kCmpNames[] = {"gt", "lt", "ge", "le", "eq", "ne"};
 
 bool IsInPlace(Op op) { return op >= Op::kAdd_; }
 
-at::Scalar Sc(const Step& s, double v) {
-  return s.int_scalar ? at::Scalar(static_cast<int64_t>(v)) : at::Scalar(v);
-}
+at::Scalar Sc(const Step& s, double v) { return s.int_scalar ? at::Scalar(static_cast<int64_t>(v)) : at::Scalar(v); }
 
 T Compare(int which, const T& a, const T& b) {
   switch (which) {
-    case 0: return a.gt(b);
-    case 1: return a.lt(b);
-    case 2: return a.ge(b);
-    case 3: return a.le(b);
-    case 4: return a.eq(b);
-    default: return a.ne(b);
+    case 0:
+      return a.gt(b);
+    case 1:
+      return a.lt(b);
+    case 2:
+      return a.ge(b);
+    case 3:
+      return a.le(b);
+    case 4:
+      return a.eq(b);
+    default:
+      return a.ne(b);
   }
 }
 
 T CompareS(int which, const T& a, const at::Scalar& b) {
   switch (which) {
-    case 0: return a.gt(b);
-    case 1: return a.lt(b);
-    case 2: return a.ge(b);
-    case 3: return a.le(b);
-    case 4: return a.eq(b);
-    default: return a.ne(b);
+    case 0:
+      return a.gt(b);
+    case 1:
+      return a.lt(b);
+    case 2:
+      return a.ge(b);
+    case 3:
+      return a.le(b);
+    case 4:
+      return a.eq(b);
+    default:
+      return a.ne(b);
   }
 }
 
 void CompareS_(int which, const T& a, const at::Scalar& b) {
   switch (which) {
-    case 0: a.gt_(b); break;
-    case 1: a.lt_(b); break;
-    case 2: a.ge_(b); break;
-    case 3: a.le_(b); break;
-    case 4: a.eq_(b); break;
-    default: a.ne_(b); break;
+    case 0:
+      a.gt_(b);
+      break;
+    case 1:
+      a.lt_(b);
+      break;
+    case 2:
+      a.ge_(b);
+      break;
+    case 3:
+      a.le_(b);
+      break;
+    case 4:
+      a.eq_(b);
+      break;
+    default:
+      a.ne_(b);
+      break;
   }
 }
 
@@ -160,8 +244,10 @@ bool HasRepeatedIndices(const T& self, const c10::List<c10::optional<T>>& indice
 c10::List<c10::optional<T>> IndexList(const Step& s, const Ts& env) {
   c10::List<c10::optional<T>> l;
   for (size_t k = 2; k < s.in.size(); ++k) {
-    if (s.in[k] < 0) l.push_back(c10::nullopt);
-    else l.push_back(env[static_cast<size_t>(s.in[k])]);
+    if (s.in[k] < 0)
+      l.push_back(c10::nullopt);
+    else
+      l.push_back(env[static_cast<size_t>(s.in[k])]);
   }
   return l;
 }
@@ -171,32 +257,58 @@ Ts Apply(const Step& s, const Ts& env, bool* ambiguous) {
   auto I = [&](size_t k) -> const T& { return env[static_cast<size_t>(s.in[k])]; };
   auto A = [&](size_t k) { return s.a[k]; };
   switch (s.op) {
-    case Op::kAdd: return {I(0) + I(1)};
-    case Op::kSub: return {I(0) - I(1)};
-    case Op::kMul: return {I(0) * I(1)};
-    case Op::kDiv: return {I(0) / (I(1).abs() + 1)};
-    case Op::kAddS: return {I(0) + Sc(s, s.s0)};
-    case Op::kSubS: return {I(0) - Sc(s, s.s0)};
-    case Op::kMulS: return {I(0) * Sc(s, s.s0)};
-    case Op::kDivS: return {I(0) / Sc(s, s.s0)};
-    case Op::kNeg: return {I(0).neg()};
-    case Op::kRelu: return {I(0).relu()};
-    case Op::kSigmoid: return {I(0).sigmoid()};
-    case Op::kTanh: return {I(0).tanh()};
-    case Op::kExp: return {I(0).exp()};
-    case Op::kAbs: return {I(0).abs()};
-    case Op::kClamp: return {I(0).clamp(Sc(s, s.s0), Sc(s, s.s1))};
-    case Op::kCmp: return {Compare(static_cast<int>(A(0)), I(0), I(1))};
-    case Op::kCmpS: return {CompareS(static_cast<int>(A(0)), I(0), Sc(s, s.s0))};
-    case Op::kWhere: return {at::where(I(0), I(1), I(2))};
-    case Op::kLogicalNot: return {I(0).logical_not()};
-    case Op::kSum: return {I(0).sum(at::IntArrayRef(s.a.data(), 1), s.flag)};
-    case Op::kMean: return {I(0).mean(at::IntArrayRef(s.a.data(), 1), s.flag)};
-    case Op::kSumAll: return {I(0).sum()};
-    case Op::kClone: return {I(0).clone()};
-    case Op::kTo: return {I(0).to(static_cast<at::ScalarType>(A(0)))};
-    case Op::kZeros: return {at::zeros(s.a)};
-    case Op::kArange: return {at::arange(A(0)).remainder(A(1))};
+    case Op::kAdd:
+      return {I(0) + I(1)};
+    case Op::kSub:
+      return {I(0) - I(1)};
+    case Op::kMul:
+      return {I(0) * I(1)};
+    case Op::kDiv:
+      return {I(0) / (I(1).abs() + 1)};
+    case Op::kAddS:
+      return {I(0) + Sc(s, s.s0)};
+    case Op::kSubS:
+      return {I(0) - Sc(s, s.s0)};
+    case Op::kMulS:
+      return {I(0) * Sc(s, s.s0)};
+    case Op::kDivS:
+      return {I(0) / Sc(s, s.s0)};
+    case Op::kNeg:
+      return {I(0).neg()};
+    case Op::kRelu:
+      return {I(0).relu()};
+    case Op::kSigmoid:
+      return {I(0).sigmoid()};
+    case Op::kTanh:
+      return {I(0).tanh()};
+    case Op::kExp:
+      return {I(0).exp()};
+    case Op::kAbs:
+      return {I(0).abs()};
+    case Op::kClamp:
+      return {I(0).clamp(Sc(s, s.s0), Sc(s, s.s1))};
+    case Op::kCmp:
+      return {Compare(static_cast<int>(A(0)), I(0), I(1))};
+    case Op::kCmpS:
+      return {CompareS(static_cast<int>(A(0)), I(0), Sc(s, s.s0))};
+    case Op::kWhere:
+      return {at::where(I(0), I(1), I(2))};
+    case Op::kLogicalNot:
+      return {I(0).logical_not()};
+    case Op::kSum:
+      return {I(0).sum(at::IntArrayRef(s.a.data(), 1), s.flag)};
+    case Op::kMean:
+      return {I(0).mean(at::IntArrayRef(s.a.data(), 1), s.flag)};
+    case Op::kSumAll:
+      return {I(0).sum()};
+    case Op::kClone:
+      return {I(0).clone()};
+    case Op::kTo:
+      return {I(0).to(static_cast<at::ScalarType>(A(0)))};
+    case Op::kZeros:
+      return {at::zeros(s.a)};
+    case Op::kArange:
+      return {at::arange(A(0)).remainder(A(1))};
     case Op::kConstIdx: {
       // Not at::tensor: the tracer records that as aten::empty (its data is
       // copied in behind the dispatcher's back). Made untraced, the tensor is
@@ -204,26 +316,43 @@ Ts Apply(const Step& s, const Ts& env, bool* ambiguous) {
       at::tracer::impl::NoTracerDispatchMode no_trace;
       return {at::tensor(s.a, at::kLong)};
     }
-    case Op::kView: return {I(0).view(s.a)};
-    case Op::kReshape: return {I(0).reshape(s.a)};
-    case Op::kTranspose: return {I(0).transpose(A(0), A(1))};
-    case Op::kPermute: return {I(0).permute(s.a)};
-    case Op::kSelect: return {I(0).select(A(0), A(1))};
+    case Op::kView:
+      return {I(0).view(s.a)};
+    case Op::kReshape:
+      return {I(0).reshape(s.a)};
+    case Op::kTranspose:
+      return {I(0).transpose(A(0), A(1))};
+    case Op::kPermute:
+      return {I(0).permute(s.a)};
+    case Op::kSelect:
+      return {I(0).select(A(0), A(1))};
     case Op::kSlice:
       return {I(0).slice(A(0), s.b[0] ? c10::optional<int64_t>(A(1)) : c10::nullopt,
                          s.b[1] ? c10::optional<int64_t>(A(2)) : c10::nullopt, A(3))};
-    case Op::kNarrow: return {I(0).narrow(A(0), A(1), A(2))};
-    case Op::kDiagonal: return {I(0).diagonal(A(0), A(1), A(2))};
-    case Op::kUnsqueeze: return {I(0).unsqueeze(A(0))};
-    case Op::kSqueeze: return {s.a.empty() ? I(0).squeeze() : I(0).squeeze(A(0))};
-    case Op::kExpand: return {I(0).expand(s.a)};
-    case Op::kAsStrided: return {I(0).as_strided(s.a, s.b, s.c)};
-    case Op::kT: return {I(0).t()};
-    case Op::kContiguous: return {I(0).contiguous()};
-    case Op::kSplit: return I(0).split(A(0), A(1));
-    case Op::kSplitSizes: return I(0).split_with_sizes(s.a, s.b[0]);
-    case Op::kUnbind: return I(0).unbind(A(0));
-    case Op::kChunk: return I(0).chunk(A(0), A(1));
+    case Op::kNarrow:
+      return {I(0).narrow(A(0), A(1), A(2))};
+    case Op::kDiagonal:
+      return {I(0).diagonal(A(0), A(1), A(2))};
+    case Op::kUnsqueeze:
+      return {I(0).unsqueeze(A(0))};
+    case Op::kSqueeze:
+      return {s.a.empty() ? I(0).squeeze() : I(0).squeeze(A(0))};
+    case Op::kExpand:
+      return {I(0).expand(s.a)};
+    case Op::kAsStrided:
+      return {I(0).as_strided(s.a, s.b, s.c)};
+    case Op::kT:
+      return {I(0).t()};
+    case Op::kContiguous:
+      return {I(0).contiguous()};
+    case Op::kSplit:
+      return I(0).split(A(0), A(1));
+    case Op::kSplitSizes:
+      return I(0).split_with_sizes(s.a, s.b[0]);
+    case Op::kUnbind:
+      return I(0).unbind(A(0));
+    case Op::kChunk:
+      return I(0).chunk(A(0), A(1));
     case Op::kMaxDim:
     case Op::kMinDim: {
       if (ambiguous && HasTies(I(0), A(0))) *ambiguous = true;
@@ -240,33 +369,78 @@ Ts Apply(const Step& s, const Ts& env, bool* ambiguous) {
       auto r = I(0).sort(A(0), s.flag);
       return {std::get<0>(r), std::get<1>(r)};
     }
-    case Op::kAdd_: I(0).add_(I(1)); return {};
-    case Op::kSub_: I(0).sub_(I(1)); return {};
-    case Op::kMul_: I(0).mul_(I(1)); return {};
-    case Op::kAddS_: I(0).add_(Sc(s, s.s0)); return {};
-    case Op::kMulS_: I(0).mul_(Sc(s, s.s0)); return {};
-    case Op::kDivS_: I(0).div_(Sc(s, s.s0)); return {};
-    case Op::kFill_: I(0).fill_(Sc(s, s.s0)); return {};
-    case Op::kFillT_: I(0).fill_(I(1)); return {};
-    case Op::kZero_: I(0).zero_(); return {};
-    case Op::kClamp_: I(0).clamp_(Sc(s, s.s0), Sc(s, s.s1)); return {};
-    case Op::kRelu_: I(0).relu_(); return {};
-    case Op::kNeg_: I(0).neg_(); return {};
-    case Op::kSigmoid_: I(0).sigmoid_(); return {};
-    case Op::kCmpS_: CompareS_(static_cast<int>(A(0)), I(0), Sc(s, s.s0)); return {};
-    case Op::kCopy_: I(0).copy_(I(1)); return {};
+    case Op::kAdd_:
+      I(0).add_(I(1));
+      return {};
+    case Op::kSub_:
+      I(0).sub_(I(1));
+      return {};
+    case Op::kMul_:
+      I(0).mul_(I(1));
+      return {};
+    case Op::kAddS_:
+      I(0).add_(Sc(s, s.s0));
+      return {};
+    case Op::kMulS_:
+      I(0).mul_(Sc(s, s.s0));
+      return {};
+    case Op::kDivS_:
+      I(0).div_(Sc(s, s.s0));
+      return {};
+    case Op::kFill_:
+      I(0).fill_(Sc(s, s.s0));
+      return {};
+    case Op::kFillT_:
+      I(0).fill_(I(1));
+      return {};
+    case Op::kZero_:
+      I(0).zero_();
+      return {};
+    case Op::kClamp_:
+      I(0).clamp_(Sc(s, s.s0), Sc(s, s.s1));
+      return {};
+    case Op::kRelu_:
+      I(0).relu_();
+      return {};
+    case Op::kNeg_:
+      I(0).neg_();
+      return {};
+    case Op::kSigmoid_:
+      I(0).sigmoid_();
+      return {};
+    case Op::kCmpS_:
+      CompareS_(static_cast<int>(A(0)), I(0), Sc(s, s.s0));
+      return {};
+    case Op::kCopy_:
+      I(0).copy_(I(1));
+      return {};
     case Op::kIndexPut_: {
       c10::List<c10::optional<T>> idx = IndexList(s, env);
       if (ambiguous && !s.flag && HasRepeatedIndices(I(0), idx)) *ambiguous = true;
       I(0).index_put_(idx, I(1), s.flag);
       return {};
     }
-    case Op::kMaskedFill_: I(0).masked_fill_(I(1), Sc(s, s.s0)); return {};
-    case Op::kMaskedFillT_: I(0).masked_fill_(I(1), I(2)); return {};
-    case Op::kAddOut: { T o = I(0); at::add_out(o, I(1), I(2)); return {}; }
-    case Op::kMulOut: { T o = I(0); at::mul_out(o, I(1), I(2)); return {}; }
-    case Op::kT_: I(0).t_(); return {};
-    case Op::kNumOps: break;
+    case Op::kMaskedFill_:
+      I(0).masked_fill_(I(1), Sc(s, s.s0));
+      return {};
+    case Op::kMaskedFillT_:
+      I(0).masked_fill_(I(1), I(2));
+      return {};
+    case Op::kAddOut: {
+      T o = I(0);
+      at::add_out(o, I(1), I(2));
+      return {};
+    }
+    case Op::kMulOut: {
+      T o = I(0);
+      at::mul_out(o, I(1), I(2));
+      return {};
+    }
+    case Op::kT_:
+      I(0).t_();
+      return {};
+    case Op::kNumOps:
+      break;
   }
   TORCH_CHECK(false, "unknown random op");
 }
@@ -293,12 +467,18 @@ std::string Id(int id) { return "t" + std::to_string(id); }
 
 std::string DTypeText(int64_t code) {
   switch (static_cast<at::ScalarType>(code)) {
-    case at::kFloat: return "at::kFloat";
-    case at::kDouble: return "at::kDouble";
-    case at::kLong: return "at::kLong";
-    case at::kBool: return "at::kBool";
-    case at::kInt: return "at::kInt";
-    default: return "static_cast<at::ScalarType>(" + std::to_string(code) + ")";
+    case at::kFloat:
+      return "at::kFloat";
+    case at::kDouble:
+      return "at::kDouble";
+    case at::kLong:
+      return "at::kLong";
+    case at::kBool:
+      return "at::kBool";
+    case at::kInt:
+      return "at::kInt";
+    default:
+      return "static_cast<at::ScalarType>(" + std::to_string(code) + ")";
   }
 }
 
@@ -310,86 +490,201 @@ std::string StepCpp(const Step& s) {
   auto B = [&] { return std::string(s.flag ? "true" : "false"); };
   std::string rhs;
   switch (s.op) {
-    case Op::kAdd: rhs = I(0) + " + " + I(1); break;
-    case Op::kSub: rhs = I(0) + " - " + I(1); break;
-    case Op::kMul: rhs = I(0) + " * " + I(1); break;
-    case Op::kDiv: rhs = I(0) + " / (" + I(1) + ".abs() + 1)"; break;
-    case Op::kAddS: rhs = I(0) + " + " + S0(); break;
-    case Op::kSubS: rhs = I(0) + " - " + S0(); break;
-    case Op::kMulS: rhs = I(0) + " * " + S0(); break;
-    case Op::kDivS: rhs = I(0) + " / " + S0(); break;
-    case Op::kNeg: rhs = I(0) + ".neg()"; break;
-    case Op::kRelu: rhs = I(0) + ".relu()"; break;
-    case Op::kSigmoid: rhs = I(0) + ".sigmoid()"; break;
-    case Op::kTanh: rhs = I(0) + ".tanh()"; break;
-    case Op::kExp: rhs = I(0) + ".exp()"; break;
-    case Op::kAbs: rhs = I(0) + ".abs()"; break;
-    case Op::kClamp: rhs = I(0) + ".clamp(" + S0() + ", " + S1() + ")"; break;
-    case Op::kCmp: rhs = I(0) + "." + kCmpNames[s.a[0]] + "(" + I(1) + ")"; break;
-    case Op::kCmpS: rhs = I(0) + "." + kCmpNames[s.a[0]] + "(" + S0() + ")"; break;
-    case Op::kWhere: rhs = "at::where(" + I(0) + ", " + I(1) + ", " + I(2) + ")"; break;
-    case Op::kLogicalNot: rhs = I(0) + ".logical_not()"; break;
-    case Op::kSum: rhs = I(0) + ".sum(" + A(0) + ", " + B() + ")"; break;
-    case Op::kMean: rhs = I(0) + ".mean(" + A(0) + ", " + B() + ")"; break;
-    case Op::kSumAll: rhs = I(0) + ".sum()"; break;
-    case Op::kClone: rhs = I(0) + ".clone()"; break;
-    case Op::kTo: rhs = I(0) + ".to(" + DTypeText(s.a[0]) + ")"; break;
-    case Op::kZeros: rhs = "at::zeros(" + Join(s.a) + ")"; break;
-    case Op::kArange: rhs = "at::arange(" + A(0) + ").remainder(" + A(1) + ")"; break;
-    case Op::kConstIdx: rhs = "torch::tensor(std::vector<int64_t>" + Join(s.a) + ")"; break;
-    case Op::kView: rhs = I(0) + ".view(" + Join(s.a) + ")"; break;
-    case Op::kReshape: rhs = I(0) + ".reshape(" + Join(s.a) + ")"; break;
-    case Op::kTranspose: rhs = I(0) + ".transpose(" + A(0) + ", " + A(1) + ")"; break;
-    case Op::kPermute: rhs = I(0) + ".permute(" + Join(s.a) + ")"; break;
-    case Op::kSelect: rhs = I(0) + ".select(" + A(0) + ", " + A(1) + ")"; break;
+    case Op::kAdd:
+      rhs = I(0) + " + " + I(1);
+      break;
+    case Op::kSub:
+      rhs = I(0) + " - " + I(1);
+      break;
+    case Op::kMul:
+      rhs = I(0) + " * " + I(1);
+      break;
+    case Op::kDiv:
+      rhs = I(0) + " / (" + I(1) + ".abs() + 1)";
+      break;
+    case Op::kAddS:
+      rhs = I(0) + " + " + S0();
+      break;
+    case Op::kSubS:
+      rhs = I(0) + " - " + S0();
+      break;
+    case Op::kMulS:
+      rhs = I(0) + " * " + S0();
+      break;
+    case Op::kDivS:
+      rhs = I(0) + " / " + S0();
+      break;
+    case Op::kNeg:
+      rhs = I(0) + ".neg()";
+      break;
+    case Op::kRelu:
+      rhs = I(0) + ".relu()";
+      break;
+    case Op::kSigmoid:
+      rhs = I(0) + ".sigmoid()";
+      break;
+    case Op::kTanh:
+      rhs = I(0) + ".tanh()";
+      break;
+    case Op::kExp:
+      rhs = I(0) + ".exp()";
+      break;
+    case Op::kAbs:
+      rhs = I(0) + ".abs()";
+      break;
+    case Op::kClamp:
+      rhs = I(0) + ".clamp(" + S0() + ", " + S1() + ")";
+      break;
+    case Op::kCmp:
+      rhs = I(0) + "." + kCmpNames[s.a[0]] + "(" + I(1) + ")";
+      break;
+    case Op::kCmpS:
+      rhs = I(0) + "." + kCmpNames[s.a[0]] + "(" + S0() + ")";
+      break;
+    case Op::kWhere:
+      rhs = "at::where(" + I(0) + ", " + I(1) + ", " + I(2) + ")";
+      break;
+    case Op::kLogicalNot:
+      rhs = I(0) + ".logical_not()";
+      break;
+    case Op::kSum:
+      rhs = I(0) + ".sum(" + A(0) + ", " + B() + ")";
+      break;
+    case Op::kMean:
+      rhs = I(0) + ".mean(" + A(0) + ", " + B() + ")";
+      break;
+    case Op::kSumAll:
+      rhs = I(0) + ".sum()";
+      break;
+    case Op::kClone:
+      rhs = I(0) + ".clone()";
+      break;
+    case Op::kTo:
+      rhs = I(0) + ".to(" + DTypeText(s.a[0]) + ")";
+      break;
+    case Op::kZeros:
+      rhs = "at::zeros(" + Join(s.a) + ")";
+      break;
+    case Op::kArange:
+      rhs = "at::arange(" + A(0) + ").remainder(" + A(1) + ")";
+      break;
+    case Op::kConstIdx:
+      rhs = "torch::tensor(std::vector<int64_t>" + Join(s.a) + ")";
+      break;
+    case Op::kView:
+      rhs = I(0) + ".view(" + Join(s.a) + ")";
+      break;
+    case Op::kReshape:
+      rhs = I(0) + ".reshape(" + Join(s.a) + ")";
+      break;
+    case Op::kTranspose:
+      rhs = I(0) + ".transpose(" + A(0) + ", " + A(1) + ")";
+      break;
+    case Op::kPermute:
+      rhs = I(0) + ".permute(" + Join(s.a) + ")";
+      break;
+    case Op::kSelect:
+      rhs = I(0) + ".select(" + A(0) + ", " + A(1) + ")";
+      break;
     case Op::kSlice:
       rhs = I(0) + ".slice(" + A(0) + ", " + (s.b[0] ? A(1) : "c10::nullopt") + ", " +
             (s.b[1] ? A(2) : "c10::nullopt") + ", " + A(3) + ")";
       break;
-    case Op::kNarrow: rhs = I(0) + ".narrow(" + A(0) + ", " + A(1) + ", " + A(2) + ")"; break;
-    case Op::kDiagonal: rhs = I(0) + ".diagonal(" + A(0) + ", " + A(1) + ", " + A(2) + ")"; break;
-    case Op::kUnsqueeze: rhs = I(0) + ".unsqueeze(" + A(0) + ")"; break;
-    case Op::kSqueeze: rhs = I(0) + ".squeeze(" + (s.a.empty() ? "" : A(0)) + ")"; break;
-    case Op::kExpand: rhs = I(0) + ".expand(" + Join(s.a) + ")"; break;
+    case Op::kNarrow:
+      rhs = I(0) + ".narrow(" + A(0) + ", " + A(1) + ", " + A(2) + ")";
+      break;
+    case Op::kDiagonal:
+      rhs = I(0) + ".diagonal(" + A(0) + ", " + A(1) + ", " + A(2) + ")";
+      break;
+    case Op::kUnsqueeze:
+      rhs = I(0) + ".unsqueeze(" + A(0) + ")";
+      break;
+    case Op::kSqueeze:
+      rhs = I(0) + ".squeeze(" + (s.a.empty() ? "" : A(0)) + ")";
+      break;
+    case Op::kExpand:
+      rhs = I(0) + ".expand(" + Join(s.a) + ")";
+      break;
     case Op::kAsStrided:
       rhs = I(0) + ".as_strided(" + Join(s.a) + ", " + Join(s.b) + ", " + std::to_string(s.c) + ")";
       break;
-    case Op::kT: rhs = I(0) + ".t()"; break;
-    case Op::kContiguous: rhs = I(0) + ".contiguous()"; break;
-    case Op::kSplit: rhs = I(0) + ".split(" + A(0) + ", " + A(1) + ")"; break;
-    case Op::kSplitSizes: rhs = I(0) + ".split_with_sizes(" + Join(s.a) + ", " + std::to_string(s.b[0]) + ")"; break;
-    case Op::kUnbind: rhs = I(0) + ".unbind(" + A(0) + ")"; break;
-    case Op::kChunk: rhs = I(0) + ".chunk(" + A(0) + ", " + A(1) + ")"; break;
-    case Op::kMaxDim: rhs = I(0) + ".max(" + A(0) + ", " + B() + ")"; break;
-    case Op::kMinDim: rhs = I(0) + ".min(" + A(0) + ", " + B() + ")"; break;
-    case Op::kTopk: rhs = I(0) + ".topk(" + A(0) + ", " + A(1) + ", " + B() + ")"; break;
-    case Op::kSort: rhs = I(0) + ".sort(" + A(0) + ", " + B() + ")"; break;
-    case Op::kAdd_: return I(0) + ".add_(" + I(1) + ");";
-    case Op::kSub_: return I(0) + ".sub_(" + I(1) + ");";
-    case Op::kMul_: return I(0) + ".mul_(" + I(1) + ");";
-    case Op::kAddS_: return I(0) + ".add_(" + S0() + ");";
-    case Op::kMulS_: return I(0) + ".mul_(" + S0() + ");";
-    case Op::kDivS_: return I(0) + ".div_(" + S0() + ");";
-    case Op::kFill_: return I(0) + ".fill_(" + S0() + ");";
-    case Op::kFillT_: return I(0) + ".fill_(" + I(1) + ");";
-    case Op::kZero_: return I(0) + ".zero_();";
-    case Op::kClamp_: return I(0) + ".clamp_(" + S0() + ", " + S1() + ");";
-    case Op::kRelu_: return I(0) + ".relu_();";
-    case Op::kNeg_: return I(0) + ".neg_();";
-    case Op::kSigmoid_: return I(0) + ".sigmoid_();";
-    case Op::kCmpS_: return I(0) + "." + kCmpNames[s.a[0]] + "_(" + S0() + ");";
-    case Op::kCopy_: return I(0) + ".copy_(" + I(1) + ");";
+    case Op::kT:
+      rhs = I(0) + ".t()";
+      break;
+    case Op::kContiguous:
+      rhs = I(0) + ".contiguous()";
+      break;
+    case Op::kSplit:
+      rhs = I(0) + ".split(" + A(0) + ", " + A(1) + ")";
+      break;
+    case Op::kSplitSizes:
+      rhs = I(0) + ".split_with_sizes(" + Join(s.a) + ", " + std::to_string(s.b[0]) + ")";
+      break;
+    case Op::kUnbind:
+      rhs = I(0) + ".unbind(" + A(0) + ")";
+      break;
+    case Op::kChunk:
+      rhs = I(0) + ".chunk(" + A(0) + ", " + A(1) + ")";
+      break;
+    case Op::kMaxDim:
+      rhs = I(0) + ".max(" + A(0) + ", " + B() + ")";
+      break;
+    case Op::kMinDim:
+      rhs = I(0) + ".min(" + A(0) + ", " + B() + ")";
+      break;
+    case Op::kTopk:
+      rhs = I(0) + ".topk(" + A(0) + ", " + A(1) + ", " + B() + ")";
+      break;
+    case Op::kSort:
+      rhs = I(0) + ".sort(" + A(0) + ", " + B() + ")";
+      break;
+    case Op::kAdd_:
+      return I(0) + ".add_(" + I(1) + ");";
+    case Op::kSub_:
+      return I(0) + ".sub_(" + I(1) + ");";
+    case Op::kMul_:
+      return I(0) + ".mul_(" + I(1) + ");";
+    case Op::kAddS_:
+      return I(0) + ".add_(" + S0() + ");";
+    case Op::kMulS_:
+      return I(0) + ".mul_(" + S0() + ");";
+    case Op::kDivS_:
+      return I(0) + ".div_(" + S0() + ");";
+    case Op::kFill_:
+      return I(0) + ".fill_(" + S0() + ");";
+    case Op::kFillT_:
+      return I(0) + ".fill_(" + I(1) + ");";
+    case Op::kZero_:
+      return I(0) + ".zero_();";
+    case Op::kClamp_:
+      return I(0) + ".clamp_(" + S0() + ", " + S1() + ");";
+    case Op::kRelu_:
+      return I(0) + ".relu_();";
+    case Op::kNeg_:
+      return I(0) + ".neg_();";
+    case Op::kSigmoid_:
+      return I(0) + ".sigmoid_();";
+    case Op::kCmpS_:
+      return I(0) + "." + kCmpNames[s.a[0]] + "_(" + S0() + ");";
+    case Op::kCopy_:
+      return I(0) + ".copy_(" + I(1) + ");";
     case Op::kIndexPut_: {
       std::string idx = "Idx({";
       for (size_t k = 2; k < s.in.size(); ++k) idx += (k > 2 ? ", " : "") + (s.in[k] < 0 ? "c10::nullopt" : I(k));
       return I(0) + ".index_put_(" + idx + "}), " + I(1) + ", /*accumulate=*/" + B() + ");";
     }
-    case Op::kMaskedFill_: return I(0) + ".masked_fill_(" + I(1) + ", " + S0() + ");";
-    case Op::kMaskedFillT_: return I(0) + ".masked_fill_(" + I(1) + ", " + I(2) + ");";
-    case Op::kAddOut: return "at::add_out(" + I(0) + ", " + I(1) + ", " + I(2) + ");";
-    case Op::kMulOut: return "at::mul_out(" + I(0) + ", " + I(1) + ", " + I(2) + ");";
-    case Op::kT_: return I(0) + ".t_();";
-    case Op::kNumOps: break;
+    case Op::kMaskedFill_:
+      return I(0) + ".masked_fill_(" + I(1) + ", " + S0() + ");";
+    case Op::kMaskedFillT_:
+      return I(0) + ".masked_fill_(" + I(1) + ", " + I(2) + ");";
+    case Op::kAddOut:
+      return "at::add_out(" + I(0) + ", " + I(1) + ", " + I(2) + ");";
+    case Op::kMulOut:
+      return "at::mul_out(" + I(0) + ", " + I(1) + ", " + I(2) + ");";
+    case Op::kT_:
+      return I(0) + ".t_();";
+    case Op::kNumOps:
+      break;
   }
   if (s.out.size() == 1) return "T " + Id(s.out[0]) + " = " + rhs + ";";
   if (s.op == Op::kMaxDim || s.op == Op::kMinDim || s.op == Op::kTopk || s.op == Op::kSort)
@@ -409,12 +704,16 @@ std::string InputText(const InputSpec& in) {
   switch (in.kind) {
     case InputSpec::Kind::kIndex:
       return "randint(" + std::to_string(in.lo) + ", " + std::to_string(in.hi) + ", " + shape + ", at::kLong)";
-    case InputSpec::Kind::kMask: return "randn(" + shape + ") > 0";
-    case InputSpec::Kind::kDouble: return "randn(" + shape + ", at::kDouble)";
-    case InputSpec::Kind::kFloat: break;
+    case InputSpec::Kind::kMask:
+      return "randn(" + shape + ") > 0";
+    case InputSpec::Kind::kDouble:
+      return "randn(" + shape + ", at::kDouble)";
+    case InputSpec::Kind::kFloat:
+      break;
   }
   switch (in.layout) {
-    case InputSpec::Layout::kContiguous: return "randn(" + shape + ")";
+    case InputSpec::Layout::kContiguous:
+      return "randn(" + shape + ")";
     case InputSpec::Layout::kTransposed: {
       Shape base = in.shape;
       std::swap(base[base.size() - 1], base[base.size() - 2]);
@@ -428,11 +727,16 @@ std::string InputText(const InputSpec& in) {
     case InputSpec::Layout::kViewOf: {
       std::string b = "in[" + std::to_string(in.of) + "]";
       switch (in.view) {
-        case 0: return b + "  (the same tensor)";
-        case 1: return b + ".select(0, 1)";
-        case 2: return b + ".t()";
-        case 3: return b + ".view({-1})";
-        default: return b + ".narrow(0, 0, " + std::to_string(in.shape[0]) + ")";
+        case 0:
+          return b + "  (the same tensor)";
+        case 1:
+          return b + ".select(0, 1)";
+        case 2:
+          return b + ".t()";
+        case 3:
+          return b + ".view({-1})";
+        default:
+          return b + ".narrow(0, 0, " + std::to_string(in.shape[0]) + ")";
       }
     }
   }
@@ -568,7 +872,13 @@ class Generator {
       in.kind = static_cast<InputSpec::Kind>(kind);
       if (in.kind == InputSpec::Kind::kIndex) {
         in.shape = {rng_.Range(1, 4)};
-        if (rng_.Chance(0.5)) { in.lo = 0; in.hi = 2; } else { in.lo = -2; in.hi = 2; }
+        if (rng_.Chance(0.5)) {
+          in.lo = 0;
+          in.hi = 2;
+        } else {
+          in.lo = -2;
+          in.hi = 2;
+        }
       } else if (in.kind == InputSpec::Kind::kMask) {
         in.shape = RandomShape(2);
       } else {
@@ -593,11 +903,22 @@ class Generator {
             if (bs.size() == 2) views.push_back(2);
             in.view = rng_.Pick(views);
             switch (in.view) {
-              case 0: in.shape = bs; break;
-              case 1: in.shape = Shape(bs.begin() + 1, bs.end()); break;
-              case 2: in.shape = {bs[1], bs[0]}; break;
-              case 3: in.shape = {Numel(bs)}; break;
-              default: in.shape = bs; in.shape[0] -= 1; break;
+              case 0:
+                in.shape = bs;
+                break;
+              case 1:
+                in.shape = Shape(bs.begin() + 1, bs.end());
+                break;
+              case 2:
+                in.shape = {bs[1], bs[0]};
+                break;
+              case 3:
+                in.shape = {Numel(bs)};
+                break;
+              default:
+                in.shape = bs;
+                in.shape[0] -= 1;
+                break;
             }
           }
         }
@@ -735,8 +1056,8 @@ class Generator {
       case kUnary: {
         int a = PickId(flt);
         if (a < 0) return false;
-        s->op = rng_.Pick(std::vector<Op>{Op::kNeg, Op::kRelu, Op::kSigmoid, Op::kTanh, Op::kExp, Op::kAbs,
-                                          Op::kClamp, Op::kClone});
+        s->op = rng_.Pick(
+            std::vector<Op>{Op::kNeg, Op::kRelu, Op::kSigmoid, Op::kTanh, Op::kExp, Op::kAbs, Op::kClamp, Op::kClone});
         s->in = {a};
         if (s->op == Op::kClamp) {
           s->s0 = rng_.Pick(std::vector<double>{-1.0, -0.5, 0.0});
@@ -791,7 +1112,10 @@ class Generator {
         if (a < 0) return false;
         s->in = {a};
         const size_t which = rng_.Weighted({4, 3, 1});
-        if (which == 2) { s->op = Op::kSumAll; return true; }
+        if (which == 2) {
+          s->op = Op::kSumAll;
+          return true;
+        }
         s->op = which == 0 || !IsFloat(a) ? Op::kSum : Op::kMean;
         s->a = {RandomDim(Tn(a).dim())};
         s->flag = rng_.Chance(0.3);
@@ -830,7 +1154,8 @@ class Generator {
         for (int64_t i = 0; i < n; ++i) s->a.push_back(rng_.Range(-size, size - 1));
         return true;
       }
-      case kViewOp: return ProposeView(s);
+      case kViewOp:
+        return ProposeView(s);
       case kMulti: {
         int a = PickId([&](int id) { return nonbool(id) && Tn(id).dim() >= 1 && Tn(id).numel() > 0; });
         if (a < 0) return false;
@@ -855,7 +1180,8 @@ class Generator {
           return true;
         }
         return ProposeInplace(s, refusal);
-      case kIndexing: return ProposeIndexing(s, refusal);
+      case kIndexing:
+        return ProposeIndexing(s, refusal);
     }
     return false;
   }
@@ -866,8 +1192,8 @@ class Generator {
     const T& t = Tn(a);
     const int64_t r = t.dim();
     s->in = {a};
-    std::vector<Op> ops = {Op::kView, Op::kReshape, Op::kUnsqueeze, Op::kSqueeze, Op::kExpand, Op::kAsStrided,
-                           Op::kContiguous};
+    std::vector<Op> ops = {Op::kView,   Op::kReshape,   Op::kUnsqueeze, Op::kSqueeze,
+                           Op::kExpand, Op::kAsStrided, Op::kContiguous};
     if (r >= 1) {
       for (Op o : {Op::kSelect, Op::kSlice, Op::kSlice, Op::kNarrow, Op::kSplit, Op::kSplitSizes, Op::kUnbind,
                    Op::kChunk, Op::kSelect, Op::kNarrow})
@@ -880,16 +1206,22 @@ class Generator {
     s->op = rng_.Pick(ops);
     switch (s->op) {
       case Op::kView:
-      case Op::kReshape: s->a = RandomFactorization(t.numel()); return true;
-      case Op::kUnsqueeze: s->a = {rng_.Range(-(r + 1), r)}; return true;
+      case Op::kReshape:
+        s->a = RandomFactorization(t.numel());
+        return true;
+      case Op::kUnsqueeze:
+        s->a = {rng_.Range(-(r + 1), r)};
+        return true;
       case Op::kSqueeze:
         if (r >= 1 && rng_.Chance(0.6)) s->a = {RandomDim(r)};
         return true;
       case Op::kExpand: {
         Shape sz = Sz(a);
         for (int64_t& d : sz)
-          if (d == 1) d = rng_.Range(1, 3);
-          else if (rng_.Chance(0.3)) d = -1;
+          if (d == 1)
+            d = rng_.Range(1, 3);
+          else if (rng_.Chance(0.3))
+            d = -1;
         if (rng_.Chance(0.4)) sz.insert(sz.begin(), rng_.Range(1, 3));
         Shape real = sz;
         for (size_t i = 0; i < real.size(); ++i)
@@ -925,7 +1257,8 @@ class Generator {
         return true;
       }
       case Op::kContiguous:
-      case Op::kT: return true;
+      case Op::kT:
+        return true;
       case Op::kSelect: {
         const int64_t d = RandomDim(r);
         const int64_t n = t.size(d);
@@ -974,7 +1307,9 @@ class Generator {
         s->a = {d};
         return true;
       }
-      case Op::kChunk: s->a = {rng_.Range(1, 3), RandomDim(r)}; return true;
+      case Op::kChunk:
+        s->a = {rng_.Range(1, 3), RandomDim(r)};
+        return true;
       case Op::kTranspose: {
         int64_t d0 = RandomDim(r), d1 = RandomDim(r);
         s->a = {d0, d1};
@@ -994,15 +1329,16 @@ class Generator {
         s->a = {rng_.Range(-t.size(d1), t.size(d2)), d1, d2};
         return true;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
 
   bool ProposeInplace(Step* s, std::string* refusal) {
-    const Op op = rng_.Pick(std::vector<Op>{Op::kAdd_, Op::kSub_, Op::kMul_, Op::kAddS_, Op::kMulS_, Op::kDivS_,
-                                            Op::kFill_, Op::kFillT_, Op::kZero_, Op::kClamp_, Op::kRelu_, Op::kNeg_,
-                                            Op::kSigmoid_, Op::kCmpS_, Op::kCopy_, Op::kCopy_, Op::kAddOut,
-                                            Op::kMulOut, Op::kAdd_, Op::kMulS_});
+    const Op op = rng_.Pick(std::vector<Op>{Op::kAdd_,  Op::kSub_,   Op::kMul_,     Op::kAddS_, Op::kMulS_,
+                                            Op::kDivS_, Op::kFill_,  Op::kFillT_,   Op::kZero_, Op::kClamp_,
+                                            Op::kRelu_, Op::kNeg_,   Op::kSigmoid_, Op::kCmpS_, Op::kCopy_,
+                                            Op::kCopy_, Op::kAddOut, Op::kMulOut,   Op::kAdd_,  Op::kMulS_});
     const bool needs_float = op == Op::kSigmoid_ || op == Op::kDivS_ || op == Op::kCmpS_;
     int target = PickTarget(refusal, [&](int id) {
       if (needs_float && !IsFloat(id)) return false;
@@ -1013,9 +1349,8 @@ class Generator {
     s->in = {target};
     const T& t = Tn(target);
     auto partner = [&](bool same_ok, const std::function<bool(int)>& extra) {
-      return PickId([&](int id) {
-        return BroadcastsTo(Sz(id), Sz(target)) && SafeOperand(t, Tn(id), same_ok) && extra(id);
-      });
+      return PickId(
+          [&](int id) { return BroadcastsTo(Sz(id), Sz(target)) && SafeOperand(t, Tn(id), same_ok) && extra(id); });
     };
     switch (op) {
       case Op::kAdd_:
@@ -1031,7 +1366,10 @@ class Generator {
       case Op::kDivS_:
       case Op::kFill_:
         ScalarFor(target, s, op == Op::kDivS_);
-        if (t.scalar_type() == at::kBool) { s->int_scalar = false; s->s0 = 1.0; }
+        if (t.scalar_type() == at::kBool) {
+          s->int_scalar = false;
+          s->s0 = 1.0;
+        }
         return true;
       case Op::kFillT_: {
         int v = PickId([&](int id) { return Tn(id).dim() == 0 && SafeOperand(t, Tn(id), false); });
@@ -1062,8 +1400,7 @@ class Generator {
       case Op::kAddOut:
       case Op::kMulOut: {
         int a = PickId([&](int id) {
-          return Tn(id).scalar_type() != at::kBool && BroadcastsTo(Sz(id), Sz(target)) &&
-                 SafeOperand(t, Tn(id), true);
+          return Tn(id).scalar_type() != at::kBool && BroadcastsTo(Sz(id), Sz(target)) && SafeOperand(t, Tn(id), true);
         });
         if (a < 0) return false;
         int b = PickId([&](int id) {
@@ -1075,7 +1412,8 @@ class Generator {
         s->in = {target, a, b};
         return true;
       }
-      default: return true;
+      default:
+        return true;
     }
   }
 
@@ -1089,8 +1427,9 @@ class Generator {
       if (m < 0) return false;
       s->in = {target, m};
       if (rng_.Chance(0.3)) {
-        int v = PickId([&](int id) { return Tn(id).dim() == 0 && Tn(id).scalar_type() != at::kBool &&
-                                            SafeOperand(Tn(target), Tn(id), false); });
+        int v = PickId([&](int id) {
+          return Tn(id).dim() == 0 && Tn(id).scalar_type() != at::kBool && SafeOperand(Tn(target), Tn(id), false);
+        });
         if (v < 0) return false;
         s->op = Op::kMaskedFillT_;
         s->in.push_back(v);
@@ -1225,11 +1564,16 @@ class Generator {
     for (int k = 0; (k < n || p_.outputs.empty()) && k < 100; ++k) {
       const size_t from = rng_.Weighted({4, written.empty() ? 0 : 4, 1, 2, p_.outputs.empty() ? 0 : 1});
       int id;
-      if (from == 0) id = rng_.Pick(recent);
-      else if (from == 1) id = rng_.Pick(written);
-      else if (from == 2) id = static_cast<int>(rng_.Below(static_cast<int64_t>(p_.inputs.size())));
-      else if (from == 3) id = static_cast<int>(rng_.Below(p_.num_ids));
-      else id = p_.outputs.back();  // the same tensor twice
+      if (from == 0)
+        id = rng_.Pick(recent);
+      else if (from == 1)
+        id = rng_.Pick(written);
+      else if (from == 2)
+        id = static_cast<int>(rng_.Below(static_cast<int64_t>(p_.inputs.size())));
+      else if (from == 3)
+        id = static_cast<int>(rng_.Below(p_.num_ids));
+      else
+        id = p_.outputs.back();  // the same tensor twice
       // The tracer cannot return a constant it never saw an op make.
       if (info_[static_cast<size_t>(id)].is_const) continue;
       p_.outputs.push_back(id);
@@ -1353,11 +1697,16 @@ const char* OpName(Op op) { return kOpNames[static_cast<size_t>(op)]; }
 
 const char* KindName(CheckResult::Kind k) {
   switch (k) {
-    case CheckResult::Kind::kOk: return "ok";
-    case CheckResult::Kind::kRefused: return "refused (expected)";
-    case CheckResult::Kind::kInvalid: return "invalid";
-    case CheckResult::Kind::kMismatch: return "mismatch";
-    case CheckResult::Kind::kError: return "error";
+    case CheckResult::Kind::kOk:
+      return "ok";
+    case CheckResult::Kind::kRefused:
+      return "refused (expected)";
+    case CheckResult::Kind::kInvalid:
+      return "invalid";
+    case CheckResult::Kind::kMismatch:
+      return "mismatch";
+    case CheckResult::Kind::kError:
+      return "error";
   }
   return "?";
 }
@@ -1376,13 +1725,22 @@ std::vector<at::Tensor> MakeInputs(const Program& p) {
   Ts out;
   for (const InputSpec& in : p.inputs) {
     switch (in.kind) {
-      case InputSpec::Kind::kIndex: out.push_back(at::randint(in.lo, in.hi, in.shape, gen, at::kLong)); continue;
-      case InputSpec::Kind::kMask: out.push_back(at::randn(in.shape, gen) > 0); continue;
-      case InputSpec::Kind::kDouble: out.push_back(at::randn(in.shape, gen, at::kDouble)); continue;
-      case InputSpec::Kind::kFloat: break;
+      case InputSpec::Kind::kIndex:
+        out.push_back(at::randint(in.lo, in.hi, in.shape, gen, at::kLong));
+        continue;
+      case InputSpec::Kind::kMask:
+        out.push_back(at::randn(in.shape, gen) > 0);
+        continue;
+      case InputSpec::Kind::kDouble:
+        out.push_back(at::randn(in.shape, gen, at::kDouble));
+        continue;
+      case InputSpec::Kind::kFloat:
+        break;
     }
     switch (in.layout) {
-      case InputSpec::Layout::kContiguous: out.push_back(at::randn(in.shape, gen)); break;
+      case InputSpec::Layout::kContiguous:
+        out.push_back(at::randn(in.shape, gen));
+        break;
       case InputSpec::Layout::kTransposed: {
         Shape base = in.shape;
         std::swap(base[base.size() - 1], base[base.size() - 2]);
@@ -1398,11 +1756,21 @@ std::vector<at::Tensor> MakeInputs(const Program& p) {
       case InputSpec::Layout::kViewOf: {
         const T& b = out[static_cast<size_t>(in.of)];
         switch (in.view) {
-          case 0: out.push_back(b); break;
-          case 1: out.push_back(b.select(0, 1)); break;
-          case 2: out.push_back(b.t()); break;
-          case 3: out.push_back(b.view({-1})); break;
-          default: out.push_back(b.narrow(0, 0, in.shape[0])); break;
+          case 0:
+            out.push_back(b);
+            break;
+          case 1:
+            out.push_back(b.select(0, 1));
+            break;
+          case 2:
+            out.push_back(b.t());
+            break;
+          case 3:
+            out.push_back(b.view({-1}));
+            break;
+          default:
+            out.push_back(b.narrow(0, 0, in.shape[0]));
+            break;
         }
         break;
       }
@@ -1538,8 +1906,7 @@ CheckResult CheckProgram(const Program& p, const CheckOptions& opts) {
         r.ir = PrintGraph(**g);
         return r;
       }
-      std::string diff = CompareTensorLists(eager_out, *ref_out, "output") +
-                         CompareInputsAfter(eager_in, ref_in);
+      std::string diff = CompareTensorLists(eager_out, *ref_out, "output") + CompareInputsAfter(eager_in, ref_in);
       if (!diff.empty()) {
         fail(CheckResult::Kind::kMismatch, stage, diff, DiffSignature(eager_out, *ref_out, eager_in, ref_in));
         r.ir = PrintGraph(**g);
@@ -1630,9 +1997,15 @@ RunSummary RunPrograms(uint64_t first_seed, int64_t count, const GeneratorOption
     for (const Step& s : p.steps) ++sum.op_counts[OpName(s.op)];
     CheckResult r = CheckProgram(p, run.check);
     switch (r.kind) {
-      case CheckResult::Kind::kOk: ++sum.ok; break;
-      case CheckResult::Kind::kRefused: ++sum.refused; break;
-      case CheckResult::Kind::kInvalid: ++sum.invalid; break;
+      case CheckResult::Kind::kOk:
+        ++sum.ok;
+        break;
+      case CheckResult::Kind::kRefused:
+        ++sum.refused;
+        break;
+      case CheckResult::Kind::kInvalid:
+        ++sum.invalid;
+        break;
       case CheckResult::Kind::kMismatch:
       case CheckResult::Kind::kError: {
         ++sum.failures;

@@ -29,18 +29,78 @@ namespace random_program {
 
 enum class Op : uint8_t {
   // Functional ops with one result.
-  kAdd, kSub, kMul, kDiv, kAddS, kSubS, kMulS, kDivS,
-  kNeg, kRelu, kSigmoid, kTanh, kExp, kAbs, kClamp,
-  kCmp, kCmpS, kWhere, kLogicalNot,
-  kSum, kMean, kSumAll, kClone, kTo, kZeros, kArange, kConstIdx,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kAddS,
+  kSubS,
+  kMulS,
+  kDivS,
+  kNeg,
+  kRelu,
+  kSigmoid,
+  kTanh,
+  kExp,
+  kAbs,
+  kClamp,
+  kCmp,
+  kCmpS,
+  kWhere,
+  kLogicalNot,
+  kSum,
+  kMean,
+  kSumAll,
+  kClone,
+  kTo,
+  kZeros,
+  kArange,
+  kConstIdx,
   // Views.
-  kView, kReshape, kTranspose, kPermute, kSelect, kSlice, kNarrow, kDiagonal, kUnsqueeze, kSqueeze,
-  kExpand, kAsStrided, kT, kContiguous, kSplit, kSplitSizes, kUnbind, kChunk,
+  kView,
+  kReshape,
+  kTranspose,
+  kPermute,
+  kSelect,
+  kSlice,
+  kNarrow,
+  kDiagonal,
+  kUnsqueeze,
+  kSqueeze,
+  kExpand,
+  kAsStrided,
+  kT,
+  kContiguous,
+  kSplit,
+  kSplitSizes,
+  kUnbind,
+  kChunk,
   // Multi-output ops.
-  kMaxDim, kMinDim, kTopk, kSort,
+  kMaxDim,
+  kMinDim,
+  kTopk,
+  kSort,
   // In-place and out= ops (no new ids; in[0] is written).
-  kAdd_, kSub_, kMul_, kAddS_, kMulS_, kDivS_, kFill_, kFillT_, kZero_, kClamp_, kRelu_, kNeg_, kSigmoid_,
-  kCmpS_, kCopy_, kIndexPut_, kMaskedFill_, kMaskedFillT_, kAddOut, kMulOut,
+  kAdd_,
+  kSub_,
+  kMul_,
+  kAddS_,
+  kMulS_,
+  kDivS_,
+  kFill_,
+  kFillT_,
+  kZero_,
+  kClamp_,
+  kRelu_,
+  kNeg_,
+  kSigmoid_,
+  kCmpS_,
+  kCopy_,
+  kIndexPut_,
+  kMaskedFill_,
+  kMaskedFillT_,
+  kAddOut,
+  kMulOut,
   kT_,  // in-place metadata change: only made on purpose, refused by design
   kNumOps
 };
@@ -70,8 +130,8 @@ struct InputSpec {
   Layout layout = Layout::kContiguous;
   std::vector<int64_t> shape;  // for kViewOf: the resulting shape
   int of = -1;
-  int view = 0;                // kViewOf: 0 identical, 1 select(0, 1), 2 t(), 3 view(-1), 4 narrow(0, 0, n-1)
-  int64_t lo = 0, hi = 2;      // kIndex: values in [lo, hi)
+  int view = 0;            // kViewOf: 0 identical, 1 select(0, 1), 2 t(), 3 view(-1), 4 narrow(0, 0, n-1)
+  int64_t lo = 0, hi = 2;  // kIndex: values in [lo, hi)
 };
 
 struct Program {
@@ -170,7 +230,7 @@ struct RunSummary {
 
 struct RunOptions {
   CheckOptions check;
-  int max_minimized = 10;  // failures beyond this are listed by seed only
+  int max_minimized = 10;       // failures beyond this are listed by seed only
   std::ostream* log = nullptr;  // progress and reports as they happen
   int64_t progress_every = 0;   // a progress line every N programs (0: none)
 };

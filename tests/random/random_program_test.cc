@@ -3,16 +3,15 @@
 // seed come from ATENAOT_RANDOM_PROGRAMS (default 2000) and
 // ATENAOT_RANDOM_SEED (default 1); a failure prints its seed, the minimised
 // program's IR and its C++.
+#include "tests/random/random_program.h"
+
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <iostream>
 #include <string>
-
-#include "tests/random/random_program.h"
 
 namespace atenaot {
 namespace random_program {
@@ -38,8 +37,8 @@ RunSummary RunMany(const std::vector<Stage>& stages, const GeneratorOptions& gen
   run.max_minimized = 5;
   RunSummary sum = RunPrograms(seed, count, gen, run);
   std::cerr << "random programs: " << sum.programs << " (seeds " << seed << ".." << seed + count - 1 << "), "
-            << sum.steps << " steps; " << sum.ok << " ok, " << sum.refused << " refused as expected, "
-            << sum.invalid << " invalid, " << sum.failures << " failures\n";
+            << sum.steps << " steps; " << sum.ok << " ok, " << sum.refused << " refused as expected, " << sum.invalid
+            << " invalid, " << sum.failures << " failures\n";
   return sum;
 }
 

@@ -41,20 +41,27 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--count") count = std::stoll(next());
-    else if (a == "--seed") seed = std::stoull(next());
-    else if (a == "--print") print = std::stoll(next());
-    else if (a == "--max-minimized") run.max_minimized = std::stoi(next());
-    else if (a == "--progress") run.progress_every = std::stoll(next());
-    else if (a == "--with-known-bugs") gen.avoid_known_bugs = false;
-    else if (a == "--no-input-reuse") run.check.reinplace_reuse_restored_inputs = false;
+    if (a == "--count")
+      count = std::stoll(next());
+    else if (a == "--seed")
+      seed = std::stoull(next());
+    else if (a == "--print")
+      print = std::stoll(next());
+    else if (a == "--max-minimized")
+      run.max_minimized = std::stoi(next());
+    else if (a == "--progress")
+      run.progress_every = std::stoll(next());
+    else if (a == "--with-known-bugs")
+      gen.avoid_known_bugs = false;
+    else if (a == "--no-input-reuse")
+      run.check.reinplace_reuse_restored_inputs = false;
     else if (a == "--stages") {
       if (!ParseStages(next(), &run.check.stages)) {
         std::cerr << "random_tester: --stages takes a comma-separated list of " << atenaot::StageNames() << "\n";
         return 2;
       }
-    }
-    else if (a == "--refusal-probability") gen.refusal_probability = std::stod(next());
+    } else if (a == "--refusal-probability")
+      gen.refusal_probability = std::stod(next());
     else if (a == "--help" || a == "-h") {
       std::cout << "usage: random_tester [--count N] [--seed S] [--print SEED] [--max-minimized K] [--progress N]"
                    " [--stages LIST] [--no-input-reuse] [--with-known-bugs] [--refusal-probability P]\n";

@@ -26,12 +26,15 @@ aot_tensor DescribeTensor(const at::Tensor& t) {
   d.data = t.data_ptr();
   auto dt = DTypeFromAten(t.scalar_type());
   static const std::map<DType, aot_dtype> kMap = {{DType::kFloat32, AOT_FLOAT32}, {DType::kFloat64, AOT_FLOAT64},
-                                                 {DType::kInt32, AOT_INT32},     {DType::kInt64, AOT_INT64},
-                                                 {DType::kBool, AOT_BOOL},       {DType::kUInt8, AOT_UINT8},
-                                                 {DType::kInt8, AOT_INT8},       {DType::kInt16, AOT_INT16}};
+                                                  {DType::kInt32, AOT_INT32},     {DType::kInt64, AOT_INT64},
+                                                  {DType::kBool, AOT_BOOL},       {DType::kUInt8, AOT_UINT8},
+                                                  {DType::kInt8, AOT_INT8},       {DType::kInt16, AOT_INT16}};
   d.dtype = dt.ok() && kMap.count(*dt) ? kMap.at(*dt) : AOT_FLOAT32;
   d.ndim = static_cast<int32_t>(t.dim());
-  for (int64_t k = 0; k < t.dim(); ++k) { d.sizes[k] = t.size(k); d.strides[k] = t.stride(k); }
+  for (int64_t k = 0; k < t.dim(); ++k) {
+    d.sizes[k] = t.size(k);
+    d.strides[k] = t.stride(k);
+  }
   return d;
 }
 
@@ -42,7 +45,8 @@ std::string CompileAndOpen(Graph& g, const std::vector<at::Tensor>& inputs, cons
   copts.name = "m";
   copts.float_accumulation = float_accumulation;
   if (split_all) copts.thread_grain = 1;
-  auto compiled = CompileGraph(g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, inputs); }, copts);
+  auto compiled = CompileGraph(
+      g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, inputs); }, copts);
   if (!compiled.ok()) return compiled.status().ToString();
   if (source) *source = compiled->c.source;
   BuildOptions bopts;
@@ -72,7 +76,11 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
   for (size_t i = 0; i < inputs.size(); ++i) {
     in.push_back(DescribeTensor(inputs[i]));
     aot_tensor_info info{};
-    if (aot_model_input_info(m, i, &info) != AOT_OK) { r.error = aot_last_error(); aot_model_free(m); return r; }
+    if (aot_model_input_info(m, i, &info) != AOT_OK) {
+      r.error = aot_last_error();
+      aot_model_free(m);
+      return r;
+    }
     r.mutated.push_back((info.flags & AOT_INFO_MUTATED) != 0);
   }
   for (int n : counts) {

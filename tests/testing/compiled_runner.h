@@ -17,9 +17,9 @@ namespace atenaot {
 
 struct CompiledRun {
   std::vector<at::Tensor> outputs;
-  std::string error;    // non-empty when compiling or running failed
-  std::string source;   // the generated C, for failure messages
-  std::vector<bool> mutated;  // AOT_INFO_MUTATED of each input, as the library reports it
+  std::string error;                          // non-empty when compiling or running failed
+  std::string source;                         // the generated C, for failure messages
+  std::vector<bool> mutated;                  // AOT_INFO_MUTATED of each input, as the library reports it
   std::vector<std::vector<at::Tensor>> runs;  // with thread_counts: the outputs of each run, in order
 };
 

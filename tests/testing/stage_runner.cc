@@ -5,8 +5,8 @@
 #include "capture/jit_import.h"
 #include "interp/annotate.h"
 #include "interp/reference_interpreter.h"
-#include "plan/memory_plan.h"
 #include "ir/printer.h"
+#include "plan/memory_plan.h"
 #include "schema/dispatcher_schemas.h"
 #include "tests/testing/eager_compare.h"
 
@@ -29,8 +29,7 @@ std::string RunProgramAtStage(const SuiteProgram& p, Stage stage) {
   std::vector<at::Tensor> ref_in = CloneKeepingAliasing(inputs);
   auto ref_out = RunReference(**g, ref_in);
   if (!ref_out.ok()) return "run failed: " + ref_out.status().ToString() + "\n" + PrintGraph(**g);
-  std::string diff = CompareTensorLists(eager_out, *ref_out, "output") +
-                     CompareInputsAfter(eager_in, ref_in);
+  std::string diff = CompareTensorLists(eager_out, *ref_out, "output") + CompareInputsAfter(eager_in, ref_in);
   if (!diff.empty()) diff += "\n" + PrintGraph(**g);
   return diff;
 }
@@ -46,7 +45,8 @@ std::string RunProgramPlanned(const SuiteProgram& p, const std::string& algorith
   Status s = RunPipeline(**g, Stage::kReinplaced, LiveOpTable(), {});
   if (!p.rejected_with.empty()) {  // refused before planning, with this message
     if (s.ok()) return "expected the passes to refuse the program (" + p.rejected_with + "), but they passed";
-    if (s.message().find(p.rejected_with) == std::string::npos) return "refused with the wrong message: " + s.ToString();
+    if (s.message().find(p.rejected_with) == std::string::npos)
+      return "refused with the wrong message: " + s.ToString();
     return "";
   }
   if (s.ok()) s = AnnotateFromRun(**g, inputs);
@@ -63,8 +63,7 @@ std::string RunProgramPlanned(const SuiteProgram& p, const std::string& algorith
   opts.plan = &*plan;
   auto ref_out = RunReference(**g, ref_in, opts);
   if (!ref_out.ok()) return "planned run failed: " + ref_out.status().ToString() + "\n" + PrintGraph(**g);
-  std::string diff = CompareTensorLists(eager_out, *ref_out, "output") +
-                     CompareInputsAfter(eager_in, ref_in);
+  std::string diff = CompareTensorLists(eager_out, *ref_out, "output") + CompareInputsAfter(eager_in, ref_in);
   if (!diff.empty()) diff += "\n" + PrintGraph(**g) + "\n" + PlanTable(*plan, {});
   return diff;
 }

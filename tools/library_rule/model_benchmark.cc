@@ -29,12 +29,14 @@ void BM_Run(benchmark::State& state) {
     if (!t.ok()) return state.SkipWithError(t.status().ToString().c_str());
     in.push_back(t.value());
   }
-  for (size_t k = 0; k < m->num_outputs; ++k) out.push_back(DescribeFor(outputs.value()[k], m->outputs[k], "output").value());
+  for (size_t k = 0; k < m->num_outputs; ++k)
+    out.push_back(DescribeFor(outputs.value()[k], m->outputs[k], "output").value());
   AlignedBuffer arena(m->arena_bytes);
   const void* w = weights.value()->size() ? weights.value()->data() : nullptr;
   char err[256];
   for (auto _ : state) {
-    int s = AOT_UT_RUN_MSG(in.data(), in.size(), out.data(), out.size(), arena.data(), arena.size(), w, err, sizeof err);
+    int s =
+        AOT_UT_RUN_MSG(in.data(), in.size(), out.data(), out.size(), arena.data(), arena.size(), w, err, sizeof err);
     if (s != AOT_OK) return state.SkipWithError(err);
   }
   state.counters["arena_bytes"] = static_cast<double>(m->arena_bytes);

@@ -34,7 +34,8 @@ class CompiledCudaModelTest : public ::testing::Test {
     auto out = OutputArrays(*model_);
     ASSERT_TRUE(out.ok()) << out.status().ToString();
     outputs_ = std::move(out).value();
-    for (size_t k = 0; k < outputs_.size(); ++k) out_.push_back(DescribeFor(outputs_[k], model_->outputs[k], "out").value());
+    for (size_t k = 0; k < outputs_.size(); ++k)
+      out_.push_back(DescribeFor(outputs_[k], model_->outputs[k], "out").value());
     auto w = ReadWeights(g_args.weights);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     weights_ = std::move(w).value();

@@ -22,7 +22,7 @@ std::string ShapeText(const int64_t* sizes, size_t n) {
 }
 
 bool IsDirectory(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -31,7 +31,7 @@ std::vector<std::string> OutputFiles(const std::string& dir) {
   std::vector<std::string> files;
   for (int k = 0;; ++k) {
     std::string f = dir + "/output_" + std::to_string(k) + ".npy";
-    struct stat st{};
+    struct stat st {};
     if (stat(f.c_str(), &st) != 0) break;
     files.push_back(f);
   }
@@ -59,10 +59,14 @@ StatusOr<DriverArgs> ParseDriverArgs(int* argc, char** argv) {
       size_t n = std::strlen(flag);
       return s.compare(0, n, flag) == 0 ? argv[i] + n : nullptr;
     };
-    if (const char* v = value("--input=")) a.inputs.push_back(v);
-    else if (const char* v = value("--expected=")) a.expected.push_back(v);
-    else if (const char* v = value("--weights=")) a.weights = v;
-    else argv[kept++] = argv[i];
+    if (const char* v = value("--input="))
+      a.inputs.push_back(v);
+    else if (const char* v = value("--expected="))
+      a.expected.push_back(v);
+    else if (const char* v = value("--weights="))
+      a.weights = v;
+    else
+      argv[kept++] = argv[i];
   }
   *argc = kept;
   if (a.inputs.empty()) return InvalidArgument("no --input=F.npy given (atenaot_library passes the sample inputs)");

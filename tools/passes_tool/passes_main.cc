@@ -39,10 +39,22 @@ int Main(int argc, char** argv) {
   bool have_path = false, time_passes = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--help" || a == "-h") { std::cout << kUsage; return 0; }
-    if (a == "--stage" && i + 1 < argc) { stage_name = argv[++i]; continue; }
-    if (a.rfind("--stage=", 0) == 0) { stage_name = a.substr(8); continue; }
-    if (a == "--time-passes") { time_passes = true; continue; }
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (a == "--stage" && i + 1 < argc) {
+      stage_name = argv[++i];
+      continue;
+    }
+    if (a.rfind("--stage=", 0) == 0) {
+      stage_name = a.substr(8);
+      continue;
+    }
+    if (a == "--time-passes") {
+      time_passes = true;
+      continue;
+    }
     if (a.size() > 1 && a[0] == '-' && a != "-") return Fail("unknown option '" + a + "' (see --help)", 2);
     if (have_path) return Fail("more than one input file given", 2);
     path = a;
