@@ -45,19 +45,21 @@ StatusOr<std::string> TensorInfoTable(const Graph& g, const std::string& sym, bo
 
 std::string InputLayoutTable(const Graph& g, const std::string& sym) {
   const std::vector<Value*>& vs = g.inputs();
-  std::map<int64_t, size_t> anchor;  // storage -> its first input
+  std::map<int64_t, size_t> first;  // storage -> its first input
+  std::vector<size_t> anchor;       // per input, the first input of its storage
   bool plain = true;
   for (size_t i = 0; i < vs.size(); ++i) {
     const TensorMeta& m = vs[i]->meta();
-    plain &= m.offset == 0 && m.IsContiguous() && !anchor.count(m.storage);
-    anchor.emplace(m.storage, i);
+    const auto [it, fresh] = first.emplace(m.storage, i);
+    plain &= m.offset == 0 && m.IsContiguous() && fresh;
+    anchor.push_back(it->second);
   }
   if (plain) return "";
   std::ostringstream os;
   os << "static const aot__layout " << sym << "[" << vs.size() << "] = {\n";
   for (size_t i = 0; i < vs.size(); ++i) {
     const TensorMeta& m = vs[i]->meta();
-    const size_t a = anchor.at(m.storage);
+    const size_t a = anchor[i];
     os << "  {{";
     for (size_t d = 0; d < m.strides.size(); ++d) os << (d ? ", " : "") << m.strides[d];
     if (m.strides.empty()) os << "0";

@@ -384,7 +384,7 @@ class CEmitter final : public KernelLowering {
   // n's result (in its output dtype) as a C expression; `self_expr` replaces
   // argument 0 (the running value of an in-place run).
   StatusOr<std::string> Expr(const Node* n, const std::string& self_expr) {
-    return FusedExpr(n, self_expr, fusion_.fused, [this](const Value* v) { return load_expr_.at(v); });
+    return FusedExpr(n, self_expr, fusion_.fused, load_expr_);
   }
 
   // With float_accumulation, a one-element float weight (e.g. a traced
@@ -452,7 +452,10 @@ class CEmitter final : public KernelLowering {
       loops_ << "  " << tct << " tile[" << kTile << "];\n";
       loops_ << "  for (int64_t t = " << lo << "; t < " << hi << "; t += " << kTile << ") {\n";
       loops_ << "    const int64_t n = " << hi << " - t < " << kTile << " ? " << hi << " - t : " << kTile << ";\n";
-      std::string running = load_target ? load_expr_.at(target) : "";
+      std::string running;
+      if (load_target) {
+        AOT_ASSIGN_OR_RETURN(running, PreparedLoad(load_expr_, group[0], target));
+      }
       for (size_t k = 0; k < group.size(); ++k) {
         AOT_ASSIGN_OR_RETURN(std::string e, Expr(group[k], group[k]->op().Writes() ? running : ""));
         loops_ << "    for (int64_t j = 0; j < n; ++j) tile[j] = " << e << ";\n";
@@ -473,7 +476,10 @@ class CEmitter final : public KernelLowering {
       indent += "  ";
     }
     if (sp.sizes.empty()) loops_ << "  {\n";
-    std::string running = load_target ? load_expr_.at(target) : "";
+    std::string running;
+    if (load_target) {
+      AOT_ASSIGN_OR_RETURN(running, PreparedLoad(load_expr_, group[0], target));
+    }
     for (size_t k = 0; k < group.size(); ++k) {
       AOT_ASSIGN_OR_RETURN(std::string e, Expr(group[k], group[k]->op().Writes() ? running : ""));
       std::string var = "v" + std::to_string(k);
@@ -1629,7 +1635,7 @@ class CEmitter final : public KernelLowering {
   std::string kernel_comment_;
   bool kernel_fails_ = false;  // the current kernel returns a status (IndexFail)
   std::unordered_map<const Value*, std::string> ptr_names_;
-  std::unordered_map<const Value*, std::string> load_expr_;
+  LoadExprs load_expr_;
   std::vector<std::string> unsupported_;
   std::vector<uint8_t> blob_;
   std::unordered_map<const Value*, std::string> transposed_;   // weight -> its [K, N] copy

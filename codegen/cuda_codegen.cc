@@ -288,14 +288,19 @@ class CudaEmitter final : public KernelLowering {
   }
 
   // ---- elementwise (fused) ----
+  // n's result (in its output dtype) as a CUDA expression; `self_expr` replaces
+  // argument 0 (the running value of an in-place run).
   StatusOr<std::string> Expr(const Node* n, const std::string& self_expr) {
-    return FusedExpr(n, self_expr, fused_, [this](const Value* v) { return load_expr_.at(v); });
+    return FusedExpr(n, self_expr, fused_, load_expr_);
   }
 
   // The statements computing one element into `store` from load_expr_.
   StatusOr<std::string> Chain(const std::vector<const Node*>& group, const Value* target, bool load_target,
                               const std::string& tct, const std::string& store, const std::string& ind) {
-    std::string s, running = load_target ? load_expr_.at(target) : "";
+    std::string s, running;
+    if (load_target) {
+      AOT_ASSIGN_OR_RETURN(running, PreparedLoad(load_expr_, group[0], target));
+    }
     for (size_t k = 0; k < group.size(); ++k) {
       AOT_ASSIGN_OR_RETURN(std::string e, Expr(group[k], group[k]->op().Writes() ? running : ""));
       std::string var = "t" + S(static_cast<int64_t>(k));
@@ -1252,7 +1257,7 @@ class CudaEmitter final : public KernelLowering {
   std::string step_comment_;
   std::vector<std::pair<std::string, std::string>> ptrs_;  // name, element type
   std::unordered_map<const Value*, std::string> ptr_names_;
-  std::unordered_map<const Value*, std::string> load_expr_;
+  LoadExprs load_expr_;
   std::vector<std::string> unsupported_;
   int64_t extent_ = 0;
   int step_launches_ = 0;

@@ -308,9 +308,14 @@ void FusedLoads(const Node* n, int skip_arg, const std::unordered_set<const Valu
   }
 }
 
+StatusOr<std::string> PreparedLoad(const LoadExprs& loads, const Node* n, const Value* v) {
+  auto it = loads.find(v);
+  AOT_INTERNAL_CHECK(it != loads.end(), NodeText(n) + ": no load prepared for %" + v->name());
+  return it->second;
+}
+
 StatusOr<std::string> FusedExpr(const Node* n, const std::string& self_expr,
-                                const std::unordered_set<const Value*>& fused,
-                                const std::function<std::string(const Value*)>& load) {
+                                const std::unordered_set<const Value*>& fused, const LoadExprs& loads) {
   const ElementwiseOp* ew = FindElementwise(*n);
   DType cdt = ComputeDType(n, *ew);
   AOT_ASSIGN_OR_RETURN(std::string ct, CType(cdt));
@@ -323,10 +328,11 @@ StatusOr<std::string> FusedExpr(const Node* n, const std::string& self_expr,
     }
     if (arg.kind == Arg::Kind::kValue) {
       if (fused.count(arg.value)) {
-        AOT_ASSIGN_OR_RETURN(std::string inner, FusedExpr(arg.value->producer(), "", fused, load));
+        AOT_ASSIGN_OR_RETURN(std::string inner, FusedExpr(arg.value->producer(), "", fused, loads));
         xs.push_back(CCast(inner, cdt));
       } else {
-        xs.push_back(CCast(load(arg.value), cdt));
+        AOT_ASSIGN_OR_RETURN(std::string load, PreparedLoad(loads, n, arg.value));
+        xs.push_back(CCast(load, cdt));
       }
     } else if (arg.kind == Arg::Kind::kLiteral && arg.literal.kind != Literal::Kind::kNone) {
       xs.push_back(CLiteral(arg.literal, ct));

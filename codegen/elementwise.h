@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -31,12 +32,19 @@ const ElementwiseOp* FindElementwise(const Node& n);
 void FusedLoads(const Node* n, int skip_arg, const std::unordered_set<const Value*>& fused,
                 std::vector<const Value*>* loads);
 
+// The expressions reading each loaded tensor at the current index, as an
+// emitter prepared them for one kernel (one per value FusedLoads listed).
+using LoadExprs = std::unordered_map<const Value*, std::string>;
+
+// loads[v], read by n's kernel; a value with no prepared load is an internal
+// error naming n.
+StatusOr<std::string> PreparedLoad(const LoadExprs& loads, const Node* n, const Value* v);
+
 // n's result, in its output dtype, as a C (or CUDA) expression with the
-// producers of its `fused` operands inlined; `load(v)` reads tensor v at the
-// current index; a non-empty `self_expr` replaces argument 0 (the running
-// value of an in-place run).
+// producers of its `fused` operands inlined and the other tensor operands
+// read through `loads`; a non-empty `self_expr` replaces argument 0 (the
+// running value of an in-place run).
 StatusOr<std::string> FusedExpr(const Node* n, const std::string& self_expr,
-                                const std::unordered_set<const Value*>& fused,
-                                const std::function<std::string(const Value*)>& load);
+                                const std::unordered_set<const Value*>& fused, const LoadExprs& loads);
 
 }  // namespace atenaot

@@ -51,12 +51,12 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
   std::vector<int64_t> before_live;
   ScheduleStats stats;
   if (schedule) {
-    Timed(popts, "schedule", [&] {
+    AOT_RETURN_IF_ERROR(Timed(popts, "schedule", [&]() -> Status {
       const BufferAnalysis traced = AnalyzeBuffers(g, alignment, &fused, &reuse, &scratch);
       before = LiveBytesLowerBound(ArenaRequests(traced));
       before_live = LiveBytesCurve(traced);
       const std::vector<Node*> traced_order = g.NodesSnapshot();
-      stats = ScheduleForMemory(g, alignment, &fused, &reuse, {}, &scratch);
+      AOT_ASSIGN_OR_RETURN(stats, ScheduleForMemory(g, alignment, &fused, &reuse, {}, &scratch));
       if (stats.changed) {
         // Fusion is decided again for the new order; keep the traced order if
         // that undoes the gain (the schedule's model assumed the old fusion).
@@ -67,8 +67,8 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
           stats.changed = false;
         }
       }
-      return 0;
-    });
+      return Status::Ok();
+    }));
   }
   // "time: plan" is the placement alone (buffer analysis, LOAD, placement, overlap check).
   AOT_ASSIGN_OR_RETURN(MemoryPlan plan, Timed(popts, "plan", [&] {

@@ -20,6 +20,7 @@ bool Has(const Labels& l, int x) { return std::find(l.begin(), l.end(), x) != l.
 
 struct Einsum {
   DecomposeBuilder& b;
+  const Node* n;  // the einsum, for error messages
   DType dt;
   std::map<int, int64_t> size;  // per label, broadcast over the operands
   bool fresh = false;           // whether the current value has its own memory
@@ -70,12 +71,27 @@ struct Einsum {
     order.insert(order.end(), c.begin(), c.end());
     AOT_ASSIGN_OR_RETURN(t, Permute(t, order));
     AOT_ASSIGN_OR_RETURN(Value * cont, Op("aten::contiguous", {Arg::Of(t.v), L(Literal::Int(0))}, t.v->meta().sizes));
-    Sizes s3 = {Prod(a), Prod(b2), Prod(c)};
+    Sizes s3(3);
+    AOT_ASSIGN_OR_RETURN(s3[0], Prod(a));
+    AOT_ASSIGN_OR_RETURN(s3[1], Prod(b2));
+    AOT_ASSIGN_OR_RETURN(s3[2], Prod(c));
     return Op("aten::view", {Arg::Of(cont), L(Literal::IntList(s3))}, s3);
   }
-  int64_t Prod(const Labels& ls) const {
+  // Every label comes from an operand, and DecomposeEinsum sized them all.
+  StatusOr<int64_t> Size(int l) const {
+    auto it = size.find(l);
+    AOT_INTERNAL_CHECK(it != size.end(), DescribeNode(n) + ": einsum label " +
+                                             (l < 256 ? "'" + std::string(1, static_cast<char>(l)) + "'"
+                                                      : "of ellipsis dim " + std::to_string(l - 256)) +
+                                             " has no size");
+    return it->second;
+  }
+  StatusOr<int64_t> Prod(const Labels& ls) const {
     int64_t p = 1;
-    for (int l : ls) p *= size.at(l);
+    for (int l : ls) {
+      AOT_ASSIGN_OR_RETURN(const int64_t s, Size(l));
+      p *= s;
+    }
     return p;
   }
 
@@ -94,13 +110,20 @@ struct Einsum {
     AOT_ASSIGN_OR_RETURN(y, Sum(y, drop_y));
     AOT_ASSIGN_OR_RETURN(Value * a, As3d(x, batch, left, contracted));
     AOT_ASSIGN_OR_RETURN(Value * c, As3d(y, batch, contracted, right));
-    AOT_ASSIGN_OR_RETURN(Value * m, Op("aten::bmm", {Arg::Of(a), Arg::Of(c)}, {Prod(batch), Prod(left), Prod(right)}));
+    Sizes s3(3);
+    AOT_ASSIGN_OR_RETURN(s3[0], Prod(batch));
+    AOT_ASSIGN_OR_RETURN(s3[1], Prod(left));
+    AOT_ASSIGN_OR_RETURN(s3[2], Prod(right));
+    AOT_ASSIGN_OR_RETURN(Value * m, Op("aten::bmm", {Arg::Of(a), Arg::Of(c)}, s3));
     fresh = true;
     Term r{nullptr, batch};
     r.labels.insert(r.labels.end(), left.begin(), left.end());
     r.labels.insert(r.labels.end(), right.begin(), right.end());
     Sizes s;
-    for (int l : r.labels) s.push_back(size.at(l));
+    for (int l : r.labels) {
+      AOT_ASSIGN_OR_RETURN(const int64_t sl, Size(l));
+      s.push_back(sl);
+    }
     AOT_ASSIGN_OR_RETURN(r.v, Op("aten::view", {Arg::Of(m), L(Literal::IntList(s))}, s));
     return r;
   }
@@ -190,7 +213,7 @@ StatusOr<Value*> DecomposeEinsum(DecomposeBuilder& b, const Node* n) {
   Labels out;
   bool explicit_out = false;
   AOT_RETURN_IF_ERROR(ParseEquation(eq.s, ts, &ins, &out, &explicit_out));
-  Einsum e{b, y->meta().dtype, {}};
+  Einsum e{b, n, y->meta().dtype, {}};
   for (size_t k = 0; k < ts.size(); ++k) {
     if (!ts[k]) return InvalidArgument("einsum operand is none");
     for (size_t d = 0; d < ins[k].size(); ++d) {

@@ -218,9 +218,9 @@ int64_t SchedulePeak(const ScheduleProblem& p, const std::vector<int>& order) { 
 
 ScheduleResult SolveSchedule(const ScheduleProblem& p, const ScheduleOptions& o) { return Search(p).Run(o); }
 
-ScheduleProblem BuildScheduleProblem(const Graph& g, int64_t alignment,
-                                     const std::unordered_set<const Value*>* virtual_values, const ReusePairs* reuse,
-                                     const NodeBytes* scratch) {
+StatusOr<ScheduleProblem> BuildScheduleProblem(const Graph& g, int64_t alignment,
+                                               const std::unordered_set<const Value*>* virtual_values,
+                                               const ReusePairs* reuse, const NodeBytes* scratch) {
   ScheduleProblem p;
   std::vector<const Node*> nodes;
   std::unordered_map<const Node*, int> index;
@@ -267,7 +267,12 @@ ScheduleProblem BuildScheduleProblem(const Graph& g, int64_t alignment,
     std::vector<int> touched, written;
     for (const Value* in : node->InputValues()) {
       reads(in, touched);
-      if (in->producer()) p.preds[u].push_back(index.at(in->producer()));
+      if (const Node* pn = in->producer()) {
+        auto it = index.find(pn);
+        AOT_INTERNAL_CHECK(it != index.end(),
+                           DescribeNode(node) + " reads %" + in->name() + ", whose producer is not in the graph");
+        p.preds[u].push_back(it->second);
+      }
     }
     for (const Value* o : node->outputs()) {
       if (is_virtual(o)) continue;
@@ -347,7 +352,10 @@ ScheduleProblem BuildScheduleProblem(const Graph& g, int64_t alignment,
       const TensorMeta &mo = o->meta(), &mi = in->meta();
       const bool same_layout = mo.sizes == mi.sizes && mo.strides == mi.strides && mo.offset == 0 && mi.offset == 0 &&
                                DTypeSize(mo.dtype) == DTypeSize(mi.dtype) && mi.IsContiguous();
-      const size_t u = static_cast<size_t>(index.at(o->producer()));
+      auto pi = index.find(o->producer());
+      AOT_INTERNAL_CHECK(pi != index.end(), "reuse pair (%" + o->name() + " over %" + in->name() +
+                                                "): " + DescribeNode(o->producer()) + " is not in the graph");
+      const size_t u = static_cast<size_t>(pi->second);
       const auto& cr = p.creates[u];
       if (!same_layout || p.bytes[static_cast<size_t>(so)] == 0 ||
           p.bytes[static_cast<size_t>(so)] != p.bytes[static_cast<size_t>(si)] ||
@@ -371,11 +379,12 @@ void ApplyNodeOrder(Graph& g, const std::vector<Node*>& order) {
   g.Renumber();
 }
 
-ScheduleStats ScheduleForMemory(Graph& g, int64_t alignment, const std::unordered_set<const Value*>* virtual_values,
-                                const ReusePairs* reuse, const ScheduleOptions& o, const NodeBytes* scratch) {
+StatusOr<ScheduleStats> ScheduleForMemory(Graph& g, int64_t alignment,
+                                          const std::unordered_set<const Value*>* virtual_values,
+                                          const ReusePairs* reuse, const ScheduleOptions& o, const NodeBytes* scratch) {
   const auto t0 = std::chrono::steady_clock::now();
   ScheduleStats st;
-  const ScheduleProblem p = BuildScheduleProblem(g, alignment, virtual_values, reuse, scratch);
+  AOT_ASSIGN_OR_RETURN(const ScheduleProblem p, BuildScheduleProblem(g, alignment, virtual_values, reuse, scratch));
   const ScheduleResult r = SolveSchedule(p, o);
   st.exact = r.exact;
   st.states = r.states;

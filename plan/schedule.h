@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/status.h"
 #include "plan/buffers.h"
 
 namespace atenaot {
@@ -62,9 +63,11 @@ ScheduleResult SolveSchedule(const ScheduleProblem& p, const ScheduleOptions& o 
 // Storages, sizes and homes as AnalyzeBuffers sees them (same alignment,
 // fused values, reuse pairs and kernel scratch: a storage that its node
 // creates and frees).
-ScheduleProblem BuildScheduleProblem(const Graph& g, int64_t alignment,
-                                     const std::unordered_set<const Value*>* virtual_values, const ReusePairs* reuse,
-                                     const NodeBytes* scratch = nullptr);
+// An Internal error when g is malformed (a node reads a value whose producer is
+// not in g, or a reuse pair's output comes from outside g).
+StatusOr<ScheduleProblem> BuildScheduleProblem(const Graph& g, int64_t alignment,
+                                               const std::unordered_set<const Value*>* virtual_values,
+                                               const ReusePairs* reuse, const NodeBytes* scratch = nullptr);
 
 struct ScheduleStats {
   bool changed = false;
@@ -78,9 +81,11 @@ struct ScheduleStats {
 void ApplyNodeOrder(Graph& g, const std::vector<Node*>& order);
 
 // Reorders g's nodes into SolveSchedule's order (a no-op when the traced
-// order is as good).
-ScheduleStats ScheduleForMemory(Graph& g, int64_t alignment, const std::unordered_set<const Value*>* virtual_values,
-                                const ReusePairs* reuse, const ScheduleOptions& o = {},
-                                const NodeBytes* scratch = nullptr);
+// order is as good). An internal error (a node reading a value from outside
+// g) leaves g in its order.
+StatusOr<ScheduleStats> ScheduleForMemory(Graph& g, int64_t alignment,
+                                          const std::unordered_set<const Value*>* virtual_values,
+                                          const ReusePairs* reuse, const ScheduleOptions& o = {},
+                                          const NodeBytes* scratch = nullptr);
 
 }  // namespace atenaot

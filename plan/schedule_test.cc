@@ -172,7 +172,9 @@ TEST(Schedule, ReordersAGraphAndKeepsWritesAfterReads) {
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   auto before = PlanMemory(**g, "best", 64);
   ASSERT_TRUE(before.ok());
-  ScheduleStats st = ScheduleForMemory(**g, 64, nullptr, nullptr);
+  StatusOr<ScheduleStats> scheduled = ScheduleForMemory(**g, 64, nullptr, nullptr);
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status().ToString();
+  const ScheduleStats& st = *scheduled;
   EXPECT_TRUE(st.changed);
   EXPECT_TRUE(st.exact);
   auto after = PlanMemory(**g, "best", 64);
@@ -199,10 +201,13 @@ TEST(Schedule, KernelScratchIsLiveOnlyWhileItsNodeRuns) {
                       SnapshotOpTable());
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const NodeBytes scratch = {{(*g)->FindValue("b")->producer(), 4096}};
-  const ScheduleProblem p = BuildScheduleProblem(**g, 64, nullptr, nullptr, &scratch);
+  const StatusOr<ScheduleProblem> p = BuildScheduleProblem(**g, 64, nullptr, nullptr, &scratch);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
   // The traced order x, a, b, ...: %x, %a, %b and the scratch at once.
-  EXPECT_EQ(SchedulePeak(p, {0, 1, 2, 3, 4, 5}), 64 + 1600 + 192 + 4096);
-  ScheduleStats st = ScheduleForMemory(**g, 64, nullptr, nullptr, {}, &scratch);
+  EXPECT_EQ(SchedulePeak(p.value(), {0, 1, 2, 3, 4, 5}), 64 + 1600 + 192 + 4096);
+  StatusOr<ScheduleStats> scheduled = ScheduleForMemory(**g, 64, nullptr, nullptr, {}, &scratch);
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status().ToString();
+  const ScheduleStats& st = *scheduled;
   EXPECT_TRUE(st.changed);
   EXPECT_TRUE(st.exact);
   std::vector<std::string> names;
@@ -213,6 +218,37 @@ TEST(Schedule, KernelScratchIsLiveOnlyWhileItsNodeRuns) {
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->lower_bound_bytes, st.modelled_after);  // the model and the plan agree
   EXPECT_EQ(plan->lower_bound_bytes, 64 + 192 + 4096);
+}
+
+// A malformed graph (a reuse pair naming another graph's value, a node reading
+// one) is an Internal error naming the node, not an exception; the graph keeps
+// its order.
+TEST(Schedule, AProducerOutsideTheGraphIsAnInternalError) {
+  const std::string text = std::string(kFork) + "\n  return (%sa, %sb)\n}\n";
+  auto other = ParseGraph(text, SnapshotOpTable());
+  auto g = ParseGraph(text, SnapshotOpTable());
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const ReusePairs reuse = {{(*other)->FindValue("a"), (*g)->FindValue("x")}};
+  const StatusOr<ScheduleProblem> p = BuildScheduleProblem(**g, 64, nullptr, &reuse);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), StatusCode::kInternal);
+  EXPECT_NE(p.status().message().find("node '%a = aten::repeat' is not in the graph"), std::string::npos)
+      << p.status().ToString();
+  const std::vector<Node*> before = (*g)->NodesSnapshot();
+  const StatusOr<ScheduleStats> st = ScheduleForMemory(**g, 64, nullptr, &reuse);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.status().code(), StatusCode::kInternal);
+  EXPECT_EQ((*g)->NodesSnapshot(), before);
+
+  Node* stray = (*g)->CreateNode(&(*g)->FindValue("x")->producer()->op(),
+                                 {Arg::Of((*other)->FindValue("x")), Arg::Of(Literal::Int(3))}, 1);
+  const StatusOr<ScheduleProblem> q = BuildScheduleProblem(**g, 64, nullptr, nullptr);
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.status().code(), StatusCode::kInternal);
+  EXPECT_NE(q.status().message().find(DescribeNode(stray) + " reads %x, whose producer is not in the graph"),
+            std::string::npos)
+      << q.status().ToString();
 }
 
 }  // namespace

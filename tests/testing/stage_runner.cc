@@ -53,7 +53,8 @@ std::string RunProgramPlanned(const SuiteProgram& p, const std::string& algorith
   if (!s.ok()) return s.ToString();
   // The memory-aware op order (plan/schedule.h) is checked here too: the
   // interpreter runs the nodes in the new order with every buffer at its offset.
-  ScheduleForMemory(**g, 64, nullptr, nullptr);
+  StatusOr<ScheduleStats> scheduled = ScheduleForMemory(**g, 64, nullptr, nullptr);
+  if (!scheduled.ok()) return "scheduling failed: " + scheduled.status().ToString();
   auto plan = PlanMemory(**g, algorithm);
   if (!plan.ok()) return "planning failed: " + plan.status().ToString();
   std::vector<at::Tensor> eager_in = CloneKeepingAliasing(inputs);
