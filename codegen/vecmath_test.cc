@@ -1,7 +1,8 @@
 // The generated code's float transcendentals (c_support.cc) against libm in
 // double over every 97th float bit pattern (NaN, +-Inf, subnormals and huge
 // arguments included), built exactly as libraries are (cc -O3, the default
-// --cpu), through vectorisable loops; and no libm call left in those loops.
+// --cpu) and, on x86-64, also without FMA, through vectorisable loops; and no
+// libm call left in those loops.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,42 +40,76 @@ U(t_gelu_tanh, aot__gelu_tanhf)
 void t_pow(const float* x, const float* e, float* y, int64_t n) { for (int64_t i = 0; i < n; ++i) y[i] = aot__powf(x[i], e[i]); }
 )C";
 
-class VecMath : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new std::string(::testing::TempDir() + "/vecmath_test");
-    ASSERT_TRUE(MakeDirs(*dir_).ok());
-    std::string src =
-        "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n#define AOT_UNUSED __attribute__((unused))\n";
-    src += kCSupportMath;
-    first_loop_line_ = 3 + static_cast<int>(std::count(src.begin(), src.end(), '\n'));  // kLoops' "U(t_exp" line
-    src += kLoops;
-    ASSERT_TRUE(WriteFile(*dir_ + "/vm.c", src).ok());
-    std::vector<std::string> cc = CompilerCommand("cc");
-    std::vector<std::string> flags = LibraryCFlags();
-    StatusOr<std::vector<std::string>> cpu = CpuFlags(DefaultCpu());
-    ASSERT_TRUE(cpu.ok());
-    flags.insert(flags.end(), cpu->begin(), cpu->end());
-    std::vector<std::string> obj = cc;
-    obj.insert(obj.end(), flags.begin(), flags.end());
-    obj.insert(obj.end(), {"-c", "-o", "vm.o", "vm.c"});
-    Status s = RunProgram(obj, "compiling vm.c", *dir_);
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    std::vector<std::string> so = cc;
-    so.insert(so.end(), {"-shared", "-o", "libvm.so", "vm.o", "-lm"});
-    s = RunProgram(so, "linking libvm.so", *dir_);
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    lib_ = dlopen((*dir_ + "/libvm.so").c_str(), RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(lib_, nullptr) << dlerror();
-  }
-  static void* Sym(const char* name) { return lib_ ? dlsym(lib_, name) : nullptr; }
-  static std::string* dir_;
-  static void* lib_;
-  static int first_loop_line_;
+// The extra compiler flags of each build under test: the default --cpu as
+// libraries are built, and on x86-64 the same without FMA (aot_vecmath.h's
+// AOT__FMA then rounds twice), so both forms are checked against the bounds.
+std::vector<std::string> ExtraFlags(const std::string& variant) {
+  if (variant == "no_fma") return {"-mno-fma"};
+  return {};
+}
+
+// One compiled vm.c per variant, built once for all the tests.
+struct Build {
+  std::string dir;
+  void* lib = nullptr;
+  int first_loop_line = 0;  // kLoops' "U(t_exp" line
+  std::string error;
 };
-std::string* VecMath::dir_ = nullptr;
-void* VecMath::lib_ = nullptr;
-int VecMath::first_loop_line_ = 0;
+
+const Build& GetBuild(const std::string& variant) {
+  static std::map<std::string, Build>* builds = new std::map<std::string, Build>();
+  auto found = builds->find(variant);
+  if (found != builds->end()) return found->second;
+  Build& b = (*builds)[variant];
+  b.dir = ::testing::TempDir() + "/vecmath_test_" + variant;
+  Status s = MakeDirs(b.dir);
+  std::string src =
+      "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n#define AOT_UNUSED __attribute__((unused))\n";
+  src += kCSupportMath;
+  b.first_loop_line = 3 + static_cast<int>(std::count(src.begin(), src.end(), '\n'));
+  src += kLoops;
+  if (s.ok()) s = WriteFile(b.dir + "/vm.c", src);
+  std::vector<std::string> cc = CompilerCommand("cc");
+  std::vector<std::string> obj = cc;
+  for (const std::string& f : LibraryCFlags()) obj.push_back(f);
+  StatusOr<std::vector<std::string>> cpu = CpuFlags(DefaultCpu());
+  if (s.ok()) s = cpu.status();
+  if (s.ok()) obj.insert(obj.end(), cpu->begin(), cpu->end());
+  for (const std::string& f : ExtraFlags(variant)) obj.push_back(f);
+  obj.insert(obj.end(), {"-c", "-o", "vm.o", "vm.c"});
+  if (s.ok()) s = RunProgram(obj, "compiling vm.c", b.dir);
+  std::vector<std::string> so = cc;
+  so.insert(so.end(), {"-shared", "-o", "libvm.so", "vm.o", "-lm"});
+  if (s.ok()) s = RunProgram(so, "linking libvm.so", b.dir);
+  if (s.ok()) {
+    b.lib = dlopen((b.dir + "/libvm.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!b.lib) b.error = dlerror();
+  } else {
+    b.error = s.ToString();
+  }
+  return b;
+}
+
+class VecMath : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    const Build& b = GetBuild(GetParam());
+    ASSERT_NE(b.lib, nullptr) << b.error;
+    dir_ = &b.dir;
+    lib_ = b.lib;
+    first_loop_line_ = b.first_loop_line;
+  }
+  void* Sym(const char* name) const { return lib_ ? dlsym(lib_, name) : nullptr; }
+  const std::string* dir_ = nullptr;
+  void* lib_ = nullptr;
+  int first_loop_line_ = 0;
+};
+
+#if defined(__x86_64__)
+INSTANTIATE_TEST_SUITE_P(Builds, VecMath, ::testing::Values("default", "no_fma"));
+#else
+INSTANTIATE_TEST_SUITE_P(Builds, VecMath, ::testing::Values("default"));
+#endif
 
 // The spacing of floats at the correctly rounded result (2^-149 at least).
 double Ulp(double r) {
@@ -142,31 +178,31 @@ Worst SweepUnary(Unary f, double (*ref)(double), Alt alt = nullptr) {
     std::printf("max error %.3f ulp (bound %.1f)\n", (w).err, static_cast<double>(bound));        \
   } while (0)
 
-TEST_F(VecMath, Exp) {
+TEST_P(VecMath, Exp) {
   Unary f = reinterpret_cast<Unary>(Sym("t_exp"));
   ASSERT_NE(f, nullptr);
   EXPECT_WITHIN(SweepUnary(f, [](double x) { return std::exp(x); }), 1.0);
 }
 
-TEST_F(VecMath, Log) {
+TEST_P(VecMath, Log) {
   Unary f = reinterpret_cast<Unary>(Sym("t_log"));
   ASSERT_NE(f, nullptr);
   EXPECT_WITHIN(SweepUnary(f, [](double x) { return std::log(x); }), 1.0);
 }
 
-TEST_F(VecMath, Tanh) {
+TEST_P(VecMath, Tanh) {
   Unary f = reinterpret_cast<Unary>(Sym("t_tanh"));
   ASSERT_NE(f, nullptr);
   EXPECT_WITHIN(SweepUnary(f, [](double x) { return std::tanh(x); }), 1.5);
 }
 
-TEST_F(VecMath, Sigmoid) {
+TEST_P(VecMath, Sigmoid) {
   Unary f = reinterpret_cast<Unary>(Sym("t_sigmoid"));
   ASSERT_NE(f, nullptr);
   EXPECT_WITHIN(SweepUnary(f, [](double x) { return 1 / (1 + std::exp(-x)); }), 3.0);
 }
 
-TEST_F(VecMath, Silu) {
+TEST_P(VecMath, Silu) {
   Unary f = reinterpret_cast<Unary>(Sym("t_silu"));
   ASSERT_NE(f, nullptr);
   // Subnormal results: |x| times the subnormal spacing counts as one unit.
@@ -176,7 +212,7 @@ TEST_F(VecMath, Silu) {
                 3.5);
 }
 
-TEST_F(VecMath, Erf) {
+TEST_P(VecMath, Erf) {
   Unary f = reinterpret_cast<Unary>(Sym("t_erf"));
   ASSERT_NE(f, nullptr);
   EXPECT_WITHIN(SweepUnary(f, [](double x) { return std::erf(x); }), 1.5);
@@ -186,7 +222,7 @@ TEST_F(VecMath, Erf) {
 // that cancels) 2^-24 |x| as one unit, whichever is smaller.
 double GeluAlt(double x, double d) { return d / (std::fabs(x) * std::ldexp(1.0, -24)); }
 
-TEST_F(VecMath, GeluErf) {
+TEST_P(VecMath, GeluErf) {
   Unary f = reinterpret_cast<Unary>(Sym("t_gelu_erf"));
   ASSERT_NE(f, nullptr);
   EXPECT_WITHIN(SweepUnary(
@@ -194,7 +230,7 @@ TEST_F(VecMath, GeluErf) {
                 2.0);
 }
 
-TEST_F(VecMath, GeluTanh) {
+TEST_P(VecMath, GeluTanh) {
   Unary f = reinterpret_cast<Unary>(Sym("t_gelu_tanh"));
   ASSERT_NE(f, nullptr);
   auto ref = [](double x) { return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); };
@@ -203,7 +239,7 @@ TEST_F(VecMath, GeluTanh) {
 
 // Every 97th base against exponents covering C99's special cases (0, +-Inf,
 // NaN, odd and even integers, fractions, huge values).
-TEST_F(VecMath, Pow) {
+TEST_P(VecMath, Pow) {
   Binary f = reinterpret_cast<Binary>(Sym("t_pow"));
   ASSERT_NE(f, nullptr);
   const float inf = std::numeric_limits<float>::infinity();
@@ -235,7 +271,7 @@ TEST_F(VecMath, Pow) {
 }
 
 // Nothing in the loops calls libm: the object has no undefined math symbols.
-TEST_F(VecMath, NoLibmCalls) {
+TEST_P(VecMath, NoLibmCalls) {
   ASSERT_NE(lib_, nullptr);
   const std::string out = *dir_ + "/nm.txt";
   Status s = RunProgram({"sh", "-c", "nm -u vm.o > nm.txt"}, "nm", *dir_);
@@ -254,7 +290,7 @@ TEST_F(VecMath, NoLibmCalls) {
 
 // GCC's report: all nine loops vectorise (a select the compiler turns into
 // a branch would make it scalar again).
-TEST_F(VecMath, LoopsVectorise) {
+TEST_P(VecMath, LoopsVectorise) {
   ASSERT_NE(lib_, nullptr);
   Status s = RunProgram({"sh", "-c", "cc --version > version.txt 2>&1"}, "cc --version", *dir_);
   ASSERT_TRUE(s.ok()) << s.ToString();
@@ -267,6 +303,7 @@ TEST_F(VecMath, LoopsVectorise) {
   ASSERT_TRUE(cpu.ok());
   cmd.insert(cmd.end(), flags.begin(), flags.end());
   cmd.insert(cmd.end(), cpu->begin(), cpu->end());
+  for (const std::string& f : ExtraFlags(GetParam())) cmd.push_back(f);
   cmd.insert(cmd.end(), {"-fopt-info-vec-optimized=vec.txt", "-c", "-o", "vec.o", "vm.c"});
   s = RunProgram(cmd, "compiling vm.c with -fopt-info-vec", *dir_);
   ASSERT_TRUE(s.ok()) << s.ToString();
