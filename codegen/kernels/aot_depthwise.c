@@ -31,7 +31,7 @@ AOT__DW_INLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict p
       const float* xr = plane + (ih0 + kh * DH) * W;
       for (int64_t kw = 0; kw < KW; ++kw) {
         const int64_t iw = ow * SW - PW + kw * DW;
-        if (iw >= 0 && iw < W) acc += wc[kh * KW + kw] * xr[iw];
+        if (iw >= 0 && iw < W) acc = AOT__FMA(wc[kh * KW + kw], xr[iw], acc);
       }
     }
     yr[ow] = acc;
@@ -43,9 +43,47 @@ AOT__DW_INLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict p
     const float* xp = xb + ow * SW;
     float acc = 0.f;
     for (int64_t kh = kh0; kh < kh1; ++kh)
-      for (int64_t kw = 0; kw < KW; ++kw) acc += wc[kh * KW + kw] * xp[kh * DH * W + kw * DW];
+      for (int64_t kw = 0; kw < KW; ++kw) acc = AOT__FMA(wc[kh * KW + kw], xp[kh * DH * W + kw * DW], acc);
     yr[ow] = acc;
   }
+}
+
+/* Planes whose zero-bordered copy (and, at stride 1, the output grid below)
+ * fit in this many floats run from a copy on the stack: every output then
+ * takes the branch-free interior code. On 7x7 and 14x14 maps with 5x5
+ * filters most columns were border columns on the bounds-checked path. */
+#define AOT__DW_PAD_FLOATS 8192
+
+/* One channel at stride 1 from its zero-bordered copy xp (Hp x Wp, input
+ * column iw at iw + PW): one flat loop over an OH x Wp grid (long enough to
+ * vectorise on small maps) whose first OW columns are the output rows. Taps
+ * outside the image add w * 0: the same sums as the bounds-checked path for
+ * finite weights. */
+AOT__DW_INLINE void aot__dw_padded(const aot__conv_geom* g, const float* restrict plane, const float* restrict wc,
+                                   float* restrict yc, float* restrict xp, int64_t Hp, int64_t Wp, int64_t KH,
+                                   int64_t KW, int64_t DH, int64_t DW) {
+  const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
+  const int64_t c_lo = PW < Wp ? PW : Wp, c_hi = PW + W < Wp ? PW + W : Wp; /* the image's columns */
+  for (int64_t r = 0; r < Hp; ++r) {
+    float* restrict pr = xp + r * Wp;
+    const int64_t ih = r - PH;
+    if (ih < 0 || ih >= H) {
+      memset(pr, 0, sizeof(float) * (size_t)Wp);
+      continue;
+    }
+    memset(pr, 0, sizeof(float) * (size_t)c_lo);
+    if (c_hi > c_lo) memcpy(pr + c_lo, plane + ih * W + (c_lo - PW), sizeof(float) * (size_t)(c_hi - c_lo));
+    if (Wp > c_hi && c_hi >= c_lo) memset(pr + c_hi, 0, sizeof(float) * (size_t)(Wp - c_hi));
+  }
+  float* restrict grid = xp + Hp * Wp;
+  const int64_t n = (OH - 1) * Wp + OW;
+  for (int64_t j = 0; j < n; ++j) {
+    float acc = 0.f;
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw) acc = AOT__FMA(wc[kh * KW + kw], xp[j + kh * DH * Wp + kw * DW], acc);
+    grid[j] = acc;
+  }
+  for (int64_t oh = 0; oh < OH; ++oh) memcpy(yc + oh * OW, grid + oh * Wp, sizeof(float) * (size_t)OW);
 }
 
 /* Channels [c0, c1) with the filter shape as (possibly constant) arguments:
@@ -53,7 +91,7 @@ AOT__DW_INLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict p
  * code with constant kernel-row bounds. */
 AOT__DW_INLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, const float* w, float* y,
                                    const aot__epilogue* ep, int64_t c0, int64_t c1, int64_t KH, int64_t KW, int64_t SH,
-                                   int64_t SW, int64_t DH, int64_t DW) {
+                                   int64_t SW, int64_t DH, int64_t DW, float* xp) {
   const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
   /* Interior columns [lo, hi): ow*SW - PW >= 0 and ow*SW - PW + (KW-1)*DW < W. */
   int64_t lo = (PW + SW - 1) / SW, hi = 0;
@@ -71,29 +109,39 @@ AOT__DW_INLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, cons
    * to vectorise on small planes); the border columns it passes over read
    * inside the plane and are overwritten by the row code below. */
   const int flat = SH == 1 && SW == 1 && OW == W && lo < hi && oa < ob;
+  /* The zero-bordered copy: rows and columns the taps reach. */
+  const int64_t Hp = (OH - 1) * SH + (KH - 1) * DH + 1, Wp = (OW - 1) * SW + (KW - 1) * DW + 1;
+  /* Stride 1 only (GCC left a stride-2 loop over the copy scalar: slower than
+   * the row code on EfficientNet's 5x5 stride-2 layer), and maps up to 32
+   * wide (on 56x56 the copy cost more than the few border columns). */
+  const int padded = SH == 1 && SW == 1 && OW <= 32 && Hp * Wp + OH * Wp <= AOT__DW_PAD_FLOATS;
   for (int64_t c = c0; c < c1; ++c) {
     const float* restrict plane = x + c * H * W;
     const float* restrict wc = w + c * KH * KW;
-    if (flat) {
-      float* restrict yp = y + c * OH * OW;
-      const float* restrict xb = plane - PH * W - PW;
-      for (int64_t j = oa * OW + lo; j < (ob - 1) * OW + hi; ++j) {
-        float acc = 0.f;
-        for (int64_t kh = 0; kh < KH; ++kh)
-          for (int64_t kw = 0; kw < KW; ++kw) acc += wc[kh * KW + kw] * xb[j + kh * DH * W + kw * DW];
-        yp[j] = acc;
+    if (padded) {
+      aot__dw_padded(g, plane, wc, y + c * OH * OW, xp, Hp, Wp, KH, KW, DH, DW);
+    } else {
+      if (flat) {
+        float* restrict yp = y + c * OH * OW;
+        const float* restrict xb = plane - PH * W - PW;
+        for (int64_t j = oa * OW + lo; j < (ob - 1) * OW + hi; ++j) {
+          float acc = 0.f;
+          for (int64_t kh = 0; kh < KH; ++kh)
+            for (int64_t kw = 0; kw < KW; ++kw) acc = AOT__FMA(wc[kh * KW + kw], xb[j + kh * DH * W + kw * DW], acc);
+          yp[j] = acc;
+        }
       }
-    }
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      float* yr = y + (c * OH + oh) * OW;
-      const int64_t ih0 = oh * SH - PH; /* the input row of kernel row 0 */
-      int64_t kh0 = 0, kh1 = KH;
-      while (kh0 < KH && ih0 + kh0 * DH < 0) ++kh0;
-      while (kh1 > kh0 && ih0 + (kh1 - 1) * DH >= H) --kh1;
-      if (kh0 == 0 && kh1 == KH)
-        aot__dw_row(g, plane, wc, yr, ih0, 0, KH, KH, KW, SW, DH, DW, lo, hi, flat);
-      else
-        aot__dw_row(g, plane, wc, yr, ih0, kh0, kh1, KH, KW, SW, DH, DW, lo, hi, 0);
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        float* yr = y + (c * OH + oh) * OW;
+        const int64_t ih0 = oh * SH - PH; /* the input row of kernel row 0 */
+        int64_t kh0 = 0, kh1 = KH;
+        while (kh0 < KH && ih0 + kh0 * DH < 0) ++kh0;
+        while (kh1 > kh0 && ih0 + (kh1 - 1) * DH >= H) --kh1;
+        if (kh0 == 0 && kh1 == KH)
+          aot__dw_row(g, plane, wc, yr, ih0, 0, KH, KH, KW, SW, DH, DW, lo, hi, flat);
+        else
+          aot__dw_row(g, plane, wc, yr, ih0, kh0, kh1, KH, KW, SW, DH, DW, lo, hi, 0);
+      }
     }
     if (!ep) continue;
     /* The epilogue over the whole plane (still in cache): long vector loops
@@ -119,12 +167,13 @@ AOT__DW_INLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, cons
 
 AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* x, const float* w, float* y,
                                           const aot__epilogue* ep, int64_t c0, int64_t c1) {
+  float xp[AOT__DW_PAD_FLOATS]; /* one for every specialised copy below: 32 KB of stack */
 #if AOT__DW_SPECIALISE
   if (g->DH == 1 && g->DW == 1 && g->KH == g->KW && g->SH == g->SW) {
-#define AOT__DW_CASE(K, S)                                    \
-  if (g->KH == K && g->SW == S) {                             \
-    aot__dw_planes(g, x, w, y, ep, c0, c1, K, K, S, S, 1, 1); \
-    return;                                                   \
+#define AOT__DW_CASE(K, S)                                        \
+  if (g->KH == K && g->SW == S) {                                 \
+    aot__dw_planes(g, x, w, y, ep, c0, c1, K, K, S, S, 1, 1, xp); \
+    return;                                                       \
   }
     AOT__DW_CASE(3, 1)
     AOT__DW_CASE(3, 2)
@@ -133,7 +182,7 @@ AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* 
 #undef AOT__DW_CASE
   }
 #endif
-  aot__dw_planes(g, x, w, y, ep, c0, c1, g->KH, g->KW, g->SH, g->SW, g->DH, g->DW);
+  aot__dw_planes(g, x, w, y, ep, c0, c1, g->KH, g->KW, g->SH, g->SW, g->DH, g->DW, xp);
 }
 
 AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, const float* w, float* y,
