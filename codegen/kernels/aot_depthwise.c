@@ -86,6 +86,54 @@ AOT__DW_INLINE void aot__dw_padded(const aot__conv_geom* g, const float* restric
   for (int64_t oh = 0; oh < OH; ++oh) memcpy(yc + oh * OW, grid + oh * Wp, sizeof(float) * (size_t)OW);
 }
 
+/* Stride 2 from four phase planes of the zero-bordered copy: phase (a, b)
+ * holds padded row 2 r + a, column 2 c + b (Hq x Wq each), so tap (kh, kw)
+ * of output (oh, ow) is phase (kh % 2, kw % 2) at (oh + kh / 2, ow + kw / 2)
+ * and output j = oh Wq + ow of the grid reads each phase at j plus a constant
+ * per tap: a flat unit-stride loop, as at stride 1. */
+AOT__DW_INLINE void aot__dw_padded2(const aot__conv_geom* g, const float* restrict plane, const float* restrict wc,
+                                    float* restrict yc, float* restrict xq, int64_t KH, int64_t KW) {
+  const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
+  const int64_t Hq = OH + (KH - 1) / 2, Wq = OW + (KW - 1) / 2, phase = Hq * Wq;
+  float* restrict q00 = xq;
+  float* restrict q01 = xq + phase;
+  float* restrict q10 = xq + 2 * phase;
+  float* restrict q11 = xq + 3 * phase;
+  float* restrict grid = xq + 4 * phase;
+  for (int64_t a = 0; a < 2; ++a)
+    for (int64_t b = 0; b < 2; ++b) {
+      float* restrict q = a ? (b ? q11 : q10) : (b ? q01 : q00);
+      /* columns c with 0 <= 2 c + b - PW < W */
+      int64_t c0 = (PW - b + 1) / 2, c1 = (W + PW - b + 1) / 2;
+      if (c0 < 0) c0 = 0;
+      if (c1 > Wq) c1 = Wq;
+      if (c1 < c0) c1 = c0;
+      for (int64_t r = 0; r < Hq; ++r) {
+        float* restrict qr = q + r * Wq;
+        const int64_t ih = 2 * r + a - PH;
+        if (ih < 0 || ih >= H || c1 == c0) {
+          memset(qr, 0, sizeof(float) * (size_t)Wq);
+          continue;
+        }
+        const float* restrict xr = plane + ih * W + b - PW;
+        for (int64_t c = 0; c < c0; ++c) qr[c] = 0.f;
+        for (int64_t c = c0; c < c1; ++c) qr[c] = xr[2 * c];
+        for (int64_t c = c1; c < Wq; ++c) qr[c] = 0.f;
+      }
+    }
+  const int64_t n = (OH - 1) * Wq + OW;
+  for (int64_t j = 0; j < n; ++j) {
+    float acc = 0.f;
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const float* restrict q = kh % 2 ? (kw % 2 ? q11 : q10) : (kw % 2 ? q01 : q00);
+        acc = AOT__FMA(wc[kh * KW + kw], q[j + kh / 2 * Wq + kw / 2], acc);
+      }
+    grid[j] = acc;
+  }
+  for (int64_t oh = 0; oh < OH; ++oh) memcpy(yc + oh * OW, grid + oh * Wq, sizeof(float) * (size_t)OW);
+}
+
 /* Channels [c0, c1) with the filter shape as (possibly constant) arguments:
  * rows whose kernel rows all lie inside the image take a copy of the row
  * code with constant kernel-row bounds. */
@@ -115,11 +163,18 @@ AOT__DW_INLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, cons
    * the row code on EfficientNet's 5x5 stride-2 layer), and maps up to 32
    * wide (on 56x56 the copy cost more than the few border columns). */
   const int padded = SH == 1 && SW == 1 && OW <= 32 && Hp * Wp + OH * Wp <= AOT__DW_PAD_FLOATS;
+  const int64_t Hq = OH + (KH - 1) / 2, Wq = OW + (KW - 1) / 2;
+  /* 5x5 and up: on 3x3 (MobileNetV2's 576 x 14 x 14) the copy cost more than
+   * the row code (118 -> 183 us), on 5x5 it paid (144 x 56 x 56: 580 -> 365). */
+  const int padded2 = SH == 2 && SW == 2 && DH == 1 && DW == 1 && KH >= 5 && KW >= 5 && OW <= 32 &&
+                      4 * Hq * Wq + OH * Wq <= AOT__DW_PAD_FLOATS;
   for (int64_t c = c0; c < c1; ++c) {
     const float* restrict plane = x + c * H * W;
     const float* restrict wc = w + c * KH * KW;
     if (padded) {
       aot__dw_padded(g, plane, wc, y + c * OH * OW, xp, Hp, Wp, KH, KW, DH, DW);
+    } else if (padded2) {
+      aot__dw_padded2(g, plane, wc, y + c * OH * OW, xp, KH, KW);
     } else {
       if (flat) {
         float* restrict yp = y + c * OH * OW;

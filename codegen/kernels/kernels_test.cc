@@ -294,12 +294,13 @@ TEST(Conv, DepthwiseMatchesNaive) {
   // The specialised shapes (3x3 and 5x5, stride 1 and 2), odd and even
   // sizes, planes narrower than the filter, dilation, 7x7 and 1x1 (generic);
   // small stride-1 maps take the zero-bordered copy on the stack (up to 32
-  // wide: 7x7, 14x14, 20x21, 32x32 here), larger ones and stride 2 the row code.
+  // wide: 7x7, 14x14, 20x21, 32x32 here), 5x5 stride-2 ones its four phase
+  // planes (9x11, 20x21, 56x56), larger ones and 3x3 stride 2 the row code.
   const C cases[] = {{5, 13, 17, 3, 1, 1, 1}, {4, 14, 15, 3, 2, 1, 1}, {3, 9, 11, 5, 2, 2, 1},  {2, 12, 12, 3, 1, 2, 2},
                      {3, 2, 3, 3, 1, 1, 1},   {3, 7, 7, 3, 1, 1, 1},   {2, 7, 7, 3, 2, 1, 1},   {3, 14, 14, 5, 1, 2, 1},
                      {2, 3, 4, 5, 1, 2, 1},   {2, 11, 9, 7, 1, 3, 1},  {2, 6, 6, 1, 1, 0, 1},   {2, 8, 8, 3, 1, 0, 1},
                      {2, 33, 35, 3, 1, 1, 1}, {2, 20, 21, 5, 2, 2, 1}, {2, 32, 32, 5, 1, 2, 1}, {1, 64, 64, 3, 1, 1, 1},
-                     {2, 64, 64, 3, 2, 1, 1}, {2, 90, 90, 5, 2, 2, 1}};
+                     {2, 64, 64, 3, 2, 1, 1}, {2, 90, 90, 5, 2, 2, 1}, {2, 56, 56, 5, 2, 2, 1}, {2, 8, 9, 5, 2, 1, 1}};
   const int acts[] = {AOT_ACT_CLAMP, AOT_ACT_SILU, AOT_ACT_RELU, AOT_ACT_SIGMOID, AOT_ACT_HARDSWISH, AOT_ACT_NONE};
   int which = 0;
   for (const C& t : cases) {
