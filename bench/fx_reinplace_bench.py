@@ -8,16 +8,20 @@ of the intermediate as functionalize emits it: `s = slice(v, 0, 8, 40);
 a = add(s, 1); v = slice_scatter(v, a, 0, 8, 40)`.
 
 Both passes get a fresh copy of the same GraphModule and the same sample
-input, timed with time.perf_counter in this one run:
+input, timed in this one run with time.perf_counter (wall) and getrusage
+(CPU of this process and of its reaped children, i.e. the tool: less
+sensitive to a busy machine than wall time):
   torch:   torch.fx.passes.reinplace(gm, x) (includes its fake-tensor
            propagation). Quadratic, so it only runs up to --torch-max nodes
            (default 4,000; 16k nodes took PyTorch 262 s in issue 19).
-  atenaot: atenaot.fx.reinplace(gm, x) end to end, what a Python user pays:
-           FX -> IR text (with one real run for the alias metadata), the
-           passes process (`atenaot-passes`, LibTorch-free; `atenaot dump`
-           where it is not built), IR text -> FX. Reported split into
-           to_ir / tool / pass / from_ir; *pass* is the tool's own
-           `time: reinplace` line (--time-passes).
+  atenaot: atenaot.fx.reinplace(gm, x) end to end, what a Python user pays
+           (the median of 5 calls, each on a fresh copy): FX -> IR text
+           (with one real run for the alias metadata), the passes process
+           (`atenaot-passes`, LibTorch-free; `atenaot dump` where it is not
+           built), IR text -> FX (GraphModule code generation included).
+           Then its steps once more, each timed: to_ir / tool / pass /
+           from_ir; *pass* is the tool's own `time: reinplace` line
+           (--time-passes).
 Every result is run on x and compared with the original graph's output.
 
 Usage: /usr/bin/python3 bench/fx_reinplace_bench.py [--atenaot bazel-bin/atenaot]
@@ -28,7 +32,9 @@ import datetime
 import os
 import platform
 import re
+import resource
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,6 +48,7 @@ from torch.fx.passes.reinplace import reinplace as torch_reinplace  # noqa: E402
 
 import _common  # noqa: E402
 from atenaot import _cli, fx_ir  # noqa: E402
+from atenaot import fx as atenaot_fx  # noqa: E402
 
 aten = torch.ops.aten
 ELEMS = 64
@@ -90,7 +97,32 @@ def allocating(n):
 TIME_RE = re.compile(r"^time: reinplace ([0-9.eE+-]+) ms\s*$", re.M)
 
 
-def atenaot_reinplace(cli, gm, x):
+def cpu_s():
+    """CPU seconds of this process and its reaped children (the tool)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def timed(f, *args):
+    """(f(*args), wall s, CPU s)."""
+    wall, cpu = time.perf_counter(), cpu_s()
+    out = f(*args)
+    return out, time.perf_counter() - wall, cpu_s() - cpu
+
+
+def atenaot_total(nodes, x, runs=5):
+    """(gm, wall s, CPU s) of atenaot.fx.reinplace on fresh chain graphs:
+    the medians of `runs` calls (one call is short enough for a busy
+    machine's noise to dominate it)."""
+    walls, cpus = [], []
+    for _ in range(runs):
+        out, wall, cpu = timed(atenaot_fx.reinplace, chain_graph(nodes), x)
+        walls.append(wall)
+        cpus.append(cpu)
+    return out, statistics.median(walls), statistics.median(cpus)
+
+
+def atenaot_steps(cli, gm, x):
     """atenaot.fx.reinplace's steps, each timed: (gm, to_ir s, cli s, pass s, from_ir s)."""
     t0 = time.perf_counter()
     text, extra = fx_ir.to_ir(gm, (x,))
@@ -130,16 +162,15 @@ def main():
         gm = chain_graph(nodes)
         n = count(gm, lambda _: True)
         expected = gm(x.clone())
-        ours, to_ir_s, cli_s, pass_s, from_ir_s = atenaot_reinplace(cli, chain_graph(nodes), x)
-        total = to_ir_s + cli_s + from_ir_s
+        ours, total, total_cpu = atenaot_total(nodes, x)
         assert torch.allclose(ours(x.clone()), expected), "atenaot's result differs at %d nodes" % n
-        row = {"nodes": n, "at_total": total, "to_ir": to_ir_s, "cli": cli_s, "pass": pass_s, "from_ir": from_ir_s,
+        steps, to_ir_s, cli_s, pass_s, from_ir_s = atenaot_steps(cli, chain_graph(nodes), x)
+        assert torch.allclose(steps(x.clone()), expected), "atenaot's steps differ at %d nodes" % n
+        row = {"nodes": n, "at_total": total, "at_cpu": total_cpu,
+               "to_ir": to_ir_s, "cli": cli_s, "pass": pass_s, "from_ir": from_ir_s,
                "at_inplace": count(ours, inplace), "at_alloc": count(ours, allocating)}
         if n <= args.torch_max:
-            theirs = chain_graph(nodes)
-            t0 = time.perf_counter()
-            theirs = torch_reinplace(theirs, x.clone())
-            row["pt"] = time.perf_counter() - t0
+            theirs, row["pt"], row["pt_cpu"] = timed(torch_reinplace, chain_graph(nodes), x.clone())
             assert torch.allclose(theirs(x.clone()), expected), "torch's result differs at %d nodes" % n
             row["pt_inplace"], row["pt_alloc"] = count(theirs, inplace), count(theirs, allocating)
         rows.append(row)
@@ -167,22 +198,28 @@ def write(args, rows, elapsed, load_before, load_after):
         "",
         "Graph: the functional chain described in `bench/fx_reinplace_bench.py` (add/mul steps, every 10th a "
         "slice + add + slice_scatter). torch's pass runs up to %s nodes only (quadratic)." % format(args.torch_max, ","),
-        "*atenaot total* is `atenaot.fx.reinplace` end to end (to_ir + tool + from_ir; the tool is "
-        "`atenaot-passes`, process start included); *pass* is atenaot's reinplace pass alone, inside it. Both results equal the original graph's output on x.",
+        "*atenaot total* is `atenaot.fx.reinplace` end to end, the median of 5 calls (torch: 1 call); *CPU* "
+        "counts this process and the tool's (getrusage), less sensitive to a busy machine than wall time. "
+        "*to_ir*, *tool* (`atenaot-passes`, process start included), *pass* (atenaot's reinplace pass alone, "
+        "inside the tool) and *from_ir* (GraphModule code generation included) are wall times of one more call "
+        "of the same steps. Both results equal the original graph's output on x.",
         "",
         "| nodes | torch s | atenaot total s | to_ir | tool | pass | from_ir | torch / atenaot total "
-        "| torch / pass | in-place ops torch / atenaot | allocating ops torch / atenaot |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| torch CPU s | atenaot CPU s | torch / atenaot CPU | torch / pass "
+        "| in-place ops torch / atenaot | allocating ops torch / atenaot |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         has = "pt" in r
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s |" % " | ".join([
             format(r["nodes"], ","), fmt(r["pt"]) if has else "not run", fmt(r["at_total"]), fmt(r["to_ir"]),
             fmt(r["cli"]), fmt(r["pass"]), fmt(r["from_ir"]),
             "%.1f" % (r["pt"] / r["at_total"]) if has else "-",
+            fmt(r["pt_cpu"]) if has else "-", fmt(r["at_cpu"]),
+            "%.1f" % (r["pt_cpu"] / r["at_cpu"]) if has else "-",
             format(int(r["pt"] / r["pass"]), ",") if has else "-",
             "%s / %s" % (format(r["pt_inplace"], ",") if has else "-", format(r["at_inplace"], ",")),
-            "%s / %s" % (format(r["pt_alloc"], ",") if has else "-", format(r["at_alloc"], ","))))
+            "%s / %s" % (format(r["pt_alloc"], ",") if has else "-", format(r["at_alloc"], ","))]))
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -3,7 +3,14 @@
 to_ir runs the graph once on sample inputs to learn every value's dtype,
 sizes, strides, storage offset and storage (which values share memory), and
 prints the graph in atenaot's text format; from_ir parses the text atenaot
-prints back into a GraphModule over the same root (for get_attr tensors)."""
+prints back into a GraphModule over the same root (for get_attr tensors).
+
+Both run per node, on graphs of thousands of nodes: schema facts are read
+once per op, the sample run skips torch.fx.Interpreter's per-node machinery,
+and from_ir reads flat argument lists without the tokenizer. from_ir builds a
+new graph rather than editing a copy of gm's: copying a graph costs about
+what building it does, and most nodes change in reinplace anyway. What is
+left is mostly FX's own node creation and GraphModule code generation."""
 import math
 import operator
 import re
@@ -26,38 +33,46 @@ class IRError(ValueError):
     """The FX graph cannot be written as atenaot IR (or the IR read back)."""
 
 
-def _storage_ptr(t):
-    return t.storage().data_ptr()
+def _storage_key(t):
+    """Which storage t lies in: its base address (a tensor without memory has
+    a storage of its own). data_ptr arithmetic, not t.storage(), which builds
+    a Python storage object per call."""
+    ptr = t.data_ptr() - t.storage_offset() * t.element_size()
+    return ptr if ptr else ("empty", id(t))
 
 
 class _Types(object):
-    """Storage ids by data pointer, in order of first appearance."""
+    """Value types as IR text; storage ids by storage, in order of first
+    appearance."""
 
     def __init__(self):
         self.ids = {}
+        self.layouts = {}  # (dtype, sizes, strides, offset) -> "f32[4]{...}+k"
 
     def type_of(self, t, what):
         if not isinstance(t, torch.Tensor):
             raise IRError("%s is a %s, not a tensor (atenaot IR values are tensors)" % (what, type(t).__name__))
-        if t.dtype not in _DTYPE_CODE:
-            raise IRError("%s has dtype %s, which atenaot IR does not carry" % (what, t.dtype))
-        sizes = list(t.shape)
-        s = "%s[%s]" % (_DTYPE_CODE[t.dtype], ",".join(str(d) for d in sizes))
-        contiguous = []
-        step = 1
-        for d in reversed(sizes):
-            contiguous.insert(0, step)
-            step *= d
-        strides = list(t.stride())
-        if any(sz != 1 and st != c for sz, st, c in zip(sizes, strides, contiguous)):
-            s += "{%s}" % ",".join(str(x) for x in strides)
-        if t.storage_offset():
-            s += "+%d" % t.storage_offset()
-        ptr = _storage_ptr(t)
-        key = ptr if ptr else ("empty", id(t))  # no memory: a storage of its own
-        if key not in self.ids:
-            self.ids[key] = len(self.ids)
-        return s + "@s%d" % self.ids[key]
+        key = (t.dtype, t.shape, t.stride(), t.storage_offset())
+        s = self.layouts.get(key)
+        if s is None:
+            s = self.layouts[key] = _layout(*key, what=what)
+        sid = self.ids.setdefault(_storage_key(t), len(self.ids))
+        return "%s@s%d" % (s, sid)
+
+
+def _layout(dtype, sizes, strides, offset, what):
+    """dtype[sizes], then {strides} where they are not the contiguous ones
+    (ignoring size-1 dimensions) and +offset where it is not 0."""
+    if dtype not in _DTYPE_CODE:
+        raise IRError("%s has dtype %s, which atenaot IR does not carry" % (what, dtype))
+    s = "%s[%s]" % (_DTYPE_CODE[dtype], ",".join(map(str, sizes)))
+    step = 1
+    for sz, st in zip(reversed(sizes), reversed(strides)):
+        if sz != 1 and st != step:
+            s += "{%s}" % ",".join(map(str, strides))
+            break
+        step *= sz
+    return s + ("+%d" % offset if offset else "")
 
 
 def _literal(v, names, what):
@@ -93,32 +108,60 @@ def _literal(v, names, what):
     raise IRError("%s: argument %r of type %s has no atenaot IR literal" % (what, v, type(v).__name__))
 
 
+_BAD_IR_CHARS = re.compile(r"[^A-Za-z0-9_.]")
+
+
 def _ir_name(name):
-    return "%" + re.sub(r"[^A-Za-z0-9_.]", "_", name)
+    return "%" + _BAD_IR_CHARS.sub("_", name)
 
 
 def _op_name(target):
-    if not isinstance(target, torch._ops.OpOverload):
-        raise IRError("%s is not an ATen op overload (make_fx graphs call torch.ops.aten.*.*)" % (target,))
-    ns, op = target._schema.name.split("::")
-    overload = target._overloadname
-    return "%s::%s%s" % (ns, op, "" if overload == "default" else "." + overload)
+    return _op_info(target).name
 
 
-def _scalar_overload(target, vals):
+class _OpInfo(object):
+    """What to_ir needs of an op's schema, read once per op (schema
+    attributes are built anew on every access)."""
+
+    def __init__(self, target):
+        schema = target._schema
+        ns, op = schema.name.split("::")
+        overload = target._overloadname
+        self.name = "%s::%s%s" % (ns, op, "" if overload == "default" else "." + overload)
+        # (name, kwarg_only, has_default, default) per argument
+        self.args = [(a.name, a.kwarg_only, a.has_default_value(), a.default_value if a.has_default_value() else None)
+                     for a in schema.arguments]
+        self.tensor_args = [k for k, a in enumerate(schema.arguments) if str(a.type) == "Tensor"]
+        rets = schema.returns
+        self.returns = "none" if not rets else "many" if len(rets) > 1 else \
+            "list" if str(rets[0].type) == "List[Tensor]" else "one"
+
+
+_OP_INFO = {}  # id(op overload) -> (op, _OpInfo): OpOverload's __hash__ is Python code, slow as a key
+
+
+def _op_info(target):
+    hit = _OP_INFO.get(id(target))
+    if hit is None:
+        if not isinstance(target, torch._ops.OpOverload):
+            raise IRError("%s is not an ATen op overload (make_fx graphs call torch.ops.aten.*.*)" % (target,))
+        hit = _OP_INFO[id(target)] = (target, _OpInfo(target))  # holding target keeps its id unique
+    return hit[1]
+
+
+def _scalar_overload(target, info, vals):
     """FX passes Python numbers to Tensor arguments (add.Tensor(x, 1));
     atenaot IR does not: the overload of the same op taking a Scalar there."""
-    bad = [k for k, (a, v) in enumerate(zip(target._schema.arguments, vals))
-           if str(a.type) == "Tensor" and isinstance(v, (int, float, bool))]
+    bad = tuple(k for k in info.tensor_args if k < len(vals) and isinstance(vals[k], (int, float, bool)))
     if not bad:
         return target, vals
-    key = (target, tuple(bad))
+    key = (id(target), bad)
     if key not in _SCALAR_OVERLOADS:
         _SCALAR_OVERLOADS[key] = _find_scalar_overload(target, bad, vals)
     return _SCALAR_OVERLOADS[key], vals
 
 
-_SCALAR_OVERLOADS = {}  # (op, argument positions given numbers) -> overload
+_SCALAR_OVERLOADS = {}  # (id(op), argument positions given numbers) -> overload (ops are never freed)
 
 
 def _find_scalar_overload(target, bad, vals):
@@ -140,40 +183,82 @@ def _find_scalar_overload(target, bad, vals):
                   % (_op_name(target), bad[0], vals[bad[0]]))
 
 
-def _schema_args(node):
+def _schema_args(node, info):
     """The node's arguments in schema order; missing ones as their defaults."""
-    schema = node.target._schema
+    args, kwargs = node.args, node.kwargs
     out = []
-    for k, a in enumerate(schema.arguments):
-        if k < len(node.args) and not a.kwarg_only:
-            out.append(node.args[k])
-        elif a.name in node.kwargs:
-            out.append(node.kwargs[a.name])
-        elif a.has_default_value():
-            out.append(a.default_value)
+    for k, (name, kwarg_only, has_default, default) in enumerate(info.args):
+        if k < len(args) and not kwarg_only:
+            out.append(args[k])
+        elif name in kwargs:
+            out.append(kwargs[name])
+        elif has_default:
+            out.append(default)
         else:
-            raise IRError("%s: argument %s is missing" % (node.name, a.name))
+            raise IRError("%s: argument %s is missing" % (node.name, name))
     return out
+
+
+def _load(a, env):
+    """An FX argument with nodes replaced by their values."""
+    if isinstance(a, torch.fx.Node):
+        return env[a]
+    if isinstance(a, (list, tuple)):
+        return type(a)(_load(e, env) for e in a)
+    if isinstance(a, dict):
+        return {k: _load(e, env) for k, e in a.items()}
+    return a
+
+
+def _sample_run(gm, sample_args):
+    """node -> its value on the sample inputs, as torch.fx.Interpreter
+    computes it, less its per-node overhead. All values stay alive, so
+    distinct values never share a recycled storage."""
+    inputs = [a.clone() if isinstance(a, torch.Tensor) else a for a in sample_args]  # the graph may mutate them
+    inputs = iter(gm.graph.process_inputs(*inputs))
+    env = {}
+    with torch.no_grad():
+        for n in gm.graph.nodes:
+            try:
+                env[n] = _run_node(gm, n, env, inputs)
+            except IRError:
+                raise
+            except Exception as e:  # as the Interpreter: say which node failed
+                msg = "While executing %s" % n.format_node()
+                e.args = ("%s\n\n%s" % (e.args[0], msg) if e.args else msg,) + e.args[1:]
+                if isinstance(e, KeyError):
+                    raise RuntimeError(*e.args)
+                raise
+    return env
+
+
+def _run_node(gm, n, env, inputs):
+    if n.op == "call_function":
+        return n.target(*[_load(a, env) for a in n.args], **{k: _load(v, env) for k, v in n.kwargs.items()})
+    if n.op == "placeholder":
+        if n.target.startswith("*"):
+            return list(inputs)
+        try:
+            return next(inputs)
+        except StopIteration:
+            if n.args:
+                return n.args[0]  # the placeholder's default value
+            raise RuntimeError("Expected positional argument for parameter %s, but one was not passed in!" % n.target)
+    if n.op == "get_attr":
+        obj = gm
+        for part in n.target.split("."):
+            obj = getattr(obj, part)
+        return obj
+    if n.op == "output":
+        return None
+    raise IRError("node %s: %s nodes are not supported (only ATen calls)" % (n.name, n.op))
 
 
 def to_ir(gm, sample_args):
     """(IR text, extra): the graph as atenaot IR. Tensors the graph reads
     with get_attr become extra inputs after the placeholders (extra lists
     their attribute names)."""
-    values = {}  # node -> real value of a sample run
-    interp = torch.fx.Interpreter(gm, garbage_collect_values=False)  # keep all alive: distinct storages
-    real_run = interp.run
-    args = [a.clone() if isinstance(a, torch.Tensor) else a for a in sample_args]  # the graph may mutate them
-    orig_run_node = interp.run_node
-
-    def run_node(n):
-        r = orig_run_node(n)
-        values[n] = r
-        return r
-    interp.run_node = run_node
-    with torch.no_grad():
-        real_run(*args)
-
+    values = _sample_run(gm, sample_args)
     types = _Types()
     names = {}
     inputs, extra, body = [], [], []
@@ -196,48 +281,44 @@ def to_ir(gm, sample_args):
         if n.op == "get_attr":
             extra.append(n.target)
     ret = None
+    reshape_alias = torch.ops.aten._reshape_alias.default
     for n in gm.graph.nodes:
         if n.op in ("placeholder", "get_attr"):
             continue
         if n.op == "output":
             ret = _tree(n.args[0], names, "the output")
             continue
-        if n.op != "call_function":
-            raise IRError("node %s: %s nodes are not supported (only ATen calls)" % (n.name, n.op))
         if n.target is operator.getitem:
             src, idx = n.args
             if not isinstance(src, torch.fx.Node) or (src, idx) not in names:
                 raise IRError("node %s: getitem of something that is not an op's result list" % n.name)
             names[n] = names[(src, idx)]
             continue
-        _op_name(n.target)  # an ATen op
-        target, vals = _scalar_overload(n.target, _schema_args(n))
-        if target is torch.ops.aten._reshape_alias.default:
+        info = _op_info(n.target)
+        target, vals = _scalar_overload(n.target, info, _schema_args(n, info))
+        if target is reshape_alias:
             # make_fx's reshape-as-a-view: the strides it carries are what view computes
             # from the sizes, but a *_copy of it (functionalize-noviews) would apply them to
             # a base of another layout.
             target, vals = torch.ops.aten.view.default, vals[:2]
-        op = _op_name(target)
+        if target is not n.target:
+            info = _op_info(target)
         v = values[n]
-        sargs = ", ".join(_literal(a, names, "node " + n.name) for a in vals)
-        returns = target._schema.returns
-        if len(returns) == 1 and str(returns[0].type) == "List[Tensor]":
-            rs = [fresh("%s_%d" % (n.name, i)) for i in range(len(v))]
-            for i, r in enumerate(rs):
-                names[(n, i)] = r
-            tys = "[%s]" % ", ".join(types.type_of(x, n.name) for x in v)
-        elif len(returns) == 1:
+        sargs = ", ".join([_literal(a, names, "node " + n.name) for a in vals])
+        if info.returns == "one":
             rs = [fresh(n.name)]
             names[n] = rs[0]
             tys = types.type_of(v, n.name)
-        elif len(returns) == 0:
-            raise IRError("node %s: %s returns nothing" % (n.name, op))
+        elif info.returns == "none":
+            raise IRError("node %s: %s returns nothing" % (n.name, info.name))
         else:
             rs = [fresh("%s_%d" % (n.name, i)) for i in range(len(v))]
             for i, r in enumerate(rs):
                 names[(n, i)] = r
             tys = ", ".join(types.type_of(x, n.name) for x in v)
-        body.append("  %s = %s(%s) : %s" % (", ".join(rs), op, sargs, tys))
+            if info.returns == "list":
+                tys = "[%s]" % tys
+        body.append("  %s = %s(%s) : %s" % (", ".join(rs), info.name, sargs, tys))
     text = "graph @forward(%s) {\n%s\n  return %s\n}\n" % (", ".join(inputs), "\n".join(body), ret)
     return text, extra
 
@@ -262,7 +343,31 @@ _TOKEN = re.compile(r'\s*(?:(%[A-Za-z0-9_.]+)|("(?:[^"\\]|\\.)*")|(-?inf|nan)|'
                     r'(device\("[^"]*"\))|([\[\](),]))')
 
 
-def _parse_args(s, what):
+def _parse_args(s, what, atoms):
+    """The argument list text (without the parentheses) -> Python values;
+    values are ('%name',) tuples. Lists, strings and devices go through the
+    tokenizer; the common flat list of names and numbers is split at commas
+    and each item read once per call (atoms: item text -> value)."""
+    if "[" in s or '"' in s:
+        return _parse_args_full(s, what)
+    out = []
+    for item in s.split(","):
+        item = item.strip()
+        if not item:
+            if out or s.strip():
+                raise IRError("%s: empty argument in %r" % (what, s))
+            continue
+        v = atoms.get(item, atoms)
+        if v is atoms:  # not read yet
+            vs = _parse_args_full(item, what)
+            if len(vs) != 1:
+                raise IRError("%s: cannot read the argument %r" % (what, item))
+            v = atoms[item] = vs[0]
+        out.append(v)
+    return out
+
+
+def _parse_args_full(s, what):
     """The argument list text (without the parentheses) -> Python values;
     values are ('%name',) tuples."""
     pos = 0
@@ -342,24 +447,52 @@ def _resolve_op(name):
 
 
 _ENUMS = {"ScalarType": _SCALAR_TYPES, "MemoryFormat": _MEMORY_FORMATS, "Layout": _LAYOUTS}
-_DECLARED = {}  # op -> declared argument types ("MemoryFormat?"): str(a.type) says Optional[int]
 
 
 def _declared_types(op):
-    if op not in _DECLARED:
-        text = str(op._schema)
-        inner = text[text.index("(") + 1:text.rindex(") ->")]
-        _DECLARED[op] = [p.split()[0] for p in _split_top(inner) if p != "*"]
-    return _DECLARED[op]
+    """Declared argument types ("MemoryFormat?"): str(a.type) says Optional[int]."""
+    text = str(op._schema)
+    inner = text[text.index("(") + 1:text.rindex(") ->")]
+    return [p.split()[0] for p in _split_top(inner) if p != "*"]
 
 
-def _from_literal(v, declared):
-    """A literal for an argument declared `declared` (ScalarType?, ...) as FX
-    expects it: ATen's enum codes back to torch.dtype and friends."""
-    if v is None or isinstance(v, torch.fx.Node) or not isinstance(v, int) or isinstance(v, bool):
-        return v
-    table = _ENUMS.get(declared.rstrip("?"))
-    return table[v] if table is not None else v
+class _IROp(object):
+    """An op atenaot printed, read once per op name: the overload and, per
+    schema argument, (name, kwarg_only, has_default, default, enum table):
+    how its IR literal becomes FX's argument."""
+
+    def __init__(self, name):
+        self.op = _resolve_op(name)
+        self.args = [(a.name, a.kwarg_only, a.has_default_value(),
+                      a.default_value if a.has_default_value() else None, _ENUMS.get(declared.rstrip("?")))
+                     for a, declared in zip(self.op._schema.arguments, _declared_types(self.op))]
+
+    def fx_args(self, vals):
+        """(args, kwargs) for FX: ATen's enum codes back to torch.dtype and
+        friends; keyword-only arguments given only where not the default."""
+        args, kwargs = [], {}
+        for (name, kwarg_only, has_default, default, enum), v in zip(self.args, vals):
+            if enum is not None and isinstance(v, int) and not isinstance(v, bool):
+                v = enum[v]
+            if not kwarg_only:
+                args.append(v)
+            elif not (has_default and v == default):
+                kwargs[name] = v
+        return tuple(args), kwargs
+
+
+_IR_OPS = {}  # op name as printed -> _IROp
+
+
+def _ir_op(name):
+    op = _IR_OPS.get(name)
+    if op is None:
+        op = _IR_OPS[name] = _IROp(name)
+    return op
+
+
+_HEAD = re.compile(r"graph @\S+\((.*)\) \{$")
+_LINE = re.compile(r"(.*?) = ([A-Za-z_]+::[A-Za-z0-9_.]+)\((.*)\) : (.*)$")
 
 
 def from_ir(text, gm, extra):
@@ -368,7 +501,7 @@ def from_ir(text, gm, extra):
     lines = [l.split("//")[0].strip() for l in text.splitlines()]
     lines = [l for l in lines if l]
     head = lines[0]
-    m = re.match(r"graph @\S+\((.*)\) \{$", head)
+    m = _HEAD.match(head)
     if not m:
         raise IRError("not atenaot IR text: %r" % head)
     g = torch.fx.Graph()
@@ -387,6 +520,7 @@ def from_ir(text, gm, extra):
             return [sub(e) for e in v]
         return v
 
+    atoms = {}
     for line in lines[1:]:
         if line == "}":
             break
@@ -395,34 +529,28 @@ def from_ir(text, gm, extra):
         if line.startswith("return"):
             g.output(_parse_tree(line[len("return"):].strip(), env))
             continue
-        m = re.match(r"(.*?) = ([A-Za-z_]+::[A-Za-z0-9_.]+)\((.*)\) : (.*)$", line)
+        m = _LINE.match(line)
         if not m:
             raise IRError("cannot read atenaot IR line %r" % line)
         results = [r.strip() for r in m.group(1).split(",")]
-        op = _resolve_op(m.group(2))
-        schema = op._schema
-        vals = [sub(v) for v in _parse_args(m.group(3), line)]
-        args, kwargs = [], {}
-        for a, v, declared in zip(schema.arguments, vals, _declared_types(op)):
-            v = _from_literal(v, declared)
-            if a.kwarg_only:
-                if not (a.has_default_value() and v == a.default_value):
-                    kwargs[a.name] = v
-            else:
-                args.append(v)
-        node = g.create_node("call_function", op, tuple(args), kwargs, name=_py_name(results[0]))
+        op = _ir_op(m.group(2))
+        args, kwargs = op.fx_args([sub(v) for v in _parse_args(m.group(3), line, atoms)])
+        node = g.create_node("call_function", op.op, args, kwargs, name=_py_name(results[0]))
         if len(results) == 1 and not m.group(4).startswith("["):
             env[results[0]] = node
         else:
             for i, r in enumerate(results):
                 env[r] = g.call_function(operator.getitem, (node, i))
-    g.lint()
+    # No g.lint(): every use is looked up among the values defined above it.
     return torch.fx.GraphModule(gm, g)
+
+
+_BAD_PY_CHARS = re.compile(r"[^A-Za-z0-9_]")
 
 
 def _py_name(ir_name):
     """atenaot's value name as a node name (FX makes it unique)."""
-    n = re.sub(r"[^A-Za-z0-9_]", "_", ir_name.lstrip("%"))
+    n = _BAD_PY_CHARS.sub("_", ir_name.lstrip("%"))
     return n if n and not n[0].isdigit() else "v_" + n
 
 

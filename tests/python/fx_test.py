@@ -61,6 +61,7 @@ def _flat(out):
 
 class Base(unittest.TestCase):
     def assert_same_as_eager(self, gm, f, inputs, what):
+        gm.graph.lint()  # from_ir builds the graph without linting it
         a, b = _clone(inputs), _clone(inputs)
         expected, actual = _flat(f(*a)), _flat(gm(*b))
         self.assertEqual(len(actual), len(expected), what)
@@ -172,7 +173,8 @@ class Reinplace(Base):
 
     def test_reinplace_scatter_twice_with_different_view_op_invalid(self):
         # another slot than c's: add stays, the scatter becomes select + copy_
-        self.check(self.mirror(1, 0), [torch.ones(4, 4)])
+        self.check(self.mirror(1, 0), [torch.ones(4, 4)], expect_inplace=["aten::copy_"],
+                   expect_no=["aten::select_scatter"])
 
     def test_reinplace_scatter_twice_with_different_view_op_invalid2(self):
         # the mirror is not c's base
@@ -338,6 +340,97 @@ class Programs(Base):
             x.add_(y)
             return x * 2
         self.run_all(f, [torch.randn(3, 3), torch.randn(3, 3)])
+
+
+def chain_graph(steps):
+    """The functional chain of bench/fx_reinplace_bench.py, built with the
+    torch.fx API: v = mul(x, 1.0), then add(v, x) / mul(v, 0.5) steps and,
+    every 5th, a slice of v updated out of place and scattered back."""
+    aten = torch.ops.aten
+    g = torch.fx.Graph()
+    x = g.placeholder("x")
+    v = g.call_function(aten.mul.Tensor, (x, 1.0))
+    for i in range(steps):
+        if i % 5 == 4:
+            s = g.call_function(aten.slice.Tensor, (v, 0, 8, 40))
+            a = g.call_function(aten.add.Tensor, (s, 1))
+            v = g.call_function(aten.slice_scatter.default, (v, a, 0, 8, 40))
+        else:
+            v = g.call_function(aten.add.Tensor if i % 2 == 0 else aten.mul.Tensor, (v, x if i % 2 == 0 else 0.5))
+    g.output(v)
+    return torch.fx.GraphModule(torch.nn.Module(), g)
+
+
+@needs_torch
+class Conversion(Base):
+    """from_ir / to_ir themselves: what the result graph looks like, what
+    the input graph keeps, the IR text's types."""
+
+    def test_chain_in_place(self):
+        """Every step after the first mul in place, the slice_scatters gone
+        (the add writes the slice), the input GraphModule untouched."""
+        gm = chain_graph(20)
+        code = gm.code
+        x = torch.randn(64)
+        out = afx.reinplace(gm, x)
+        self.assertEqual(gm.code, code, "the input GraphModule was changed")
+        self.assert_same_as_eager(out, gm, [x], "chain")
+        names = [n.target.__name__ for n in _ops(out)]
+        self.assertEqual(names.count("slice_scatter.default"), 0, out.code)
+        self.assertEqual(len(allocating_ops(out)), 1, out.code)  # the first mul
+        self.assertEqual(len(mutating_ops(out)), 20, out.code)  # 16 steps + 4 slice adds
+
+    def test_outputs_alias_inputs(self):
+        """Several outputs, some the inputs themselves or views of them: the
+        result returns the same aliases as eager, not copies."""
+        def f(x, y):
+            a = x.clone()
+            a.add_(1)
+            y.mul_(2)
+            return a, x.view(-1), x, a[0], y
+        inputs = [torch.randn(3), torch.randn(3)]
+        out = afx.reinplace(make_fx(f)(*_clone(inputs)), *_clone(inputs))
+        self.assert_same_as_eager(out, f, inputs, "aliasing outputs")
+        x, y = _clone(inputs)
+        a, xv, xo, a0, yo = out(x, y)
+        self.assertIs(xo, x)
+        self.assertIs(yo, y)
+        self.assertEqual(xv.data_ptr(), x.data_ptr())
+        self.assertEqual(a0.data_ptr(), a.data_ptr())
+        self.assertNotEqual(a.data_ptr(), x.data_ptr())
+
+    def test_ir_types(self):
+        """Strides where not contiguous, storage offsets, one storage id per
+        storage (views share their base's)."""
+        from atenaot.fx_ir import to_ir
+
+        def f(x):
+            a = x[1:]
+            return a.t() + 1, a.unsqueeze(0)
+        x = torch.randn(4, 3).t()
+        text, extra = to_ir(make_fx(f)(x), (x,))
+        self.assertEqual(extra, [])
+        for want in ["%x_1: f32[3,4]{1,3}@s0", ": f32[2,4]{1,3}+1@s0", ": f32[4,2]{3,1}+1@s0",
+                     "aten::add.Scalar(%t, 1, 1) : f32[4,2]@s1", ": f32[1,2,4]{2,1,3}+1@s0"]:
+            self.assertIn(want, text)
+
+    def test_fast_argument_reader(self):
+        """The comma-split reader of flat argument lists reads what the
+        tokenizer reads; lists, strings and devices take the tokenizer."""
+        from atenaot.fx_ir import IRError, _parse_args, _parse_args_full
+        for s in ["%a, 1, -2.5, true, none, inf, -inf, 1e-05, %b.c", "", "%x", '%a, [1, 2], "s", device("cpu")']:
+            self.assertEqual(_parse_args(s, "t", {}), _parse_args_full(s, "t"), s)
+        with self.assertRaises(IRError):
+            _parse_args("%a, , 1", "t", {})
+        with self.assertRaises(IRError):
+            _parse_args("%a, 1 2", "t", {})
+
+    def test_sample_run_names_the_node(self):
+        """A sample input the graph cannot run on: the error says which node."""
+        gm = make_fx(lambda x: torch.mm(x, x))(torch.randn(2, 2))
+        with self.assertRaises(RuntimeError) as e:
+            afx.reinplace(gm, torch.randn(2, 3))
+        self.assertIn("While executing %mm", str(e.exception))
 
 
 @needs_torch
