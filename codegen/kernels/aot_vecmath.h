@@ -32,7 +32,7 @@
  * polynomials fuse their multiply-adds explicitly (AOT__FMA). */
 /* a b + c with one rounding where the ISA fuses it (x86-64-v3 and up,
  * AArch64): half the instructions of each polynomial step (the loops ran
- * 1.3x to 1.6x faster than without FMA: bench/kernels:vecmath_bench). Other
+ * 1.1x to 1.6x faster than without FMA: bench/kernels:vecmath_bench). Other
  * ISAs round twice. The two builds differ in the last bit for about one
  * argument in 2,000 (exp); both stay within the bounds above (vecmath_test
  * checks a build of each). */
