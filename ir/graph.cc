@@ -201,30 +201,28 @@ Node* Graph::CreateNode(const OpInfo* op, std::vector<Arg> args, int num_outputs
     raw->outputs_.push_back(v);
   }
   for (int i = 0; i < static_cast<int>(raw->args_.size()); ++i) AddArgUses(raw, i);
-  // Link into the order list.
-  if (before) {
-    raw->next_ = before;
-    raw->prev_ = before->prev_;
-    if (before->prev_)
-      before->prev_->next_ = raw;
-    else
-      head_ = raw;
-    before->prev_ = raw;
-  } else {
-    raw->prev_ = tail_;
-    if (tail_)
-      tail_->next_ = raw;
-    else
-      head_ = raw;
-    tail_ = raw;
-  }
+  LinkBefore(raw, before);
   ++num_nodes_;
   return raw;
 }
 
-void Graph::MoveBefore(Node* n, Node* before) {
-  if (n == before) return;
-  // Unlink.
+// Links an unlinked n into the order list before `before` (at the end for
+// nullptr).
+void Graph::LinkBefore(Node* n, Node* before) {
+  n->next_ = before;
+  n->prev_ = before ? before->prev_ : tail_;
+  if (n->prev_)
+    n->prev_->next_ = n;
+  else
+    head_ = n;
+  if (before)
+    before->prev_ = n;
+  else
+    tail_ = n;
+}
+
+// Takes n out of the order list (its own links are left as they were).
+void Graph::Unlink(Node* n) {
   if (n->prev_)
     n->prev_->next_ = n->next_;
   else
@@ -233,26 +231,17 @@ void Graph::MoveBefore(Node* n, Node* before) {
     n->next_->prev_ = n->prev_;
   else
     tail_ = n->prev_;
-  // Relink.
-  n->next_ = before;
-  n->prev_ = before->prev_;
-  if (before->prev_)
-    before->prev_->next_ = n;
-  else
-    head_ = n;
-  before->prev_ = n;
+}
+
+void Graph::MoveBefore(Node* n, Node* before) {
+  if (n == before) return;
+  Unlink(n);
+  LinkBefore(n, before);
 }
 
 void Graph::Destroy(Node* n) {
   for (int i = 0; i < static_cast<int>(n->args_.size()); ++i) DropArgUses(n, i);
-  if (n->prev_)
-    n->prev_->next_ = n->next_;
-  else
-    head_ = n->next_;
-  if (n->next_)
-    n->next_->prev_ = n->prev_;
-  else
-    tail_ = n->prev_;
+  Unlink(n);
   n->prev_ = n->next_ = nullptr;
   n->alive_ = false;
   for (Value* v : n->outputs_) by_name_.erase(v->name_);

@@ -244,6 +244,8 @@ class Graph {
 
  private:
   Value* NewValue(const std::string& name, ValueKind kind);
+  void LinkBefore(Node* n, Node* before);
+  void Unlink(Node* n);
   void AddArgUses(Node* n, int i);
   void DropArgUses(Node* n, int i);
   void AddUse(Value* v, const Use& u, int* slot);
