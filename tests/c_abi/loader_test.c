@@ -10,17 +10,7 @@
 #include <string.h>
 
 #include "atenaot.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fprintf(stderr, "\n");                               \
-      ++failures;                                          \
-    }                                                      \
-  } while (0)
+#include "check.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {
