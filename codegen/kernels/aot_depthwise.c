@@ -92,9 +92,10 @@ AOT__DW_INLINE void aot__dw_padded(const aot__conv_geom* g, const float* restric
  * and output j = oh Wq + ow of the grid reads each phase at j plus a constant
  * per tap: a flat unit-stride loop, as at stride 1. */
 AOT__DW_INLINE void aot__dw_padded2(const aot__conv_geom* g, const float* restrict plane, const float* restrict wc,
-                                    float* restrict yc, float* restrict xq, int64_t KH, int64_t KW) {
+                                    float* restrict yc, float* restrict xq, int64_t Hq, int64_t Wq, int64_t KH,
+                                    int64_t KW) {
   const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
-  const int64_t Hq = OH + (KH - 1) / 2, Wq = OW + (KW - 1) / 2, phase = Hq * Wq;
+  const int64_t phase = Hq * Wq;
   float* restrict q00 = xq;
   float* restrict q01 = xq + phase;
   float* restrict q10 = xq + 2 * phase;
@@ -174,7 +175,7 @@ AOT__DW_INLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, cons
     if (padded) {
       aot__dw_padded(g, plane, wc, y + c * OH * OW, xp, Hp, Wp, KH, KW, DH, DW);
     } else if (padded2) {
-      aot__dw_padded2(g, plane, wc, y + c * OH * OW, xp, KH, KW);
+      aot__dw_padded2(g, plane, wc, y + c * OH * OW, xp, Hq, Wq, KH, KW);
     } else {
       if (flat) {
         float* restrict yp = y + c * OH * OW;
