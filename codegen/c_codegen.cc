@@ -324,11 +324,6 @@ class CEmitter final : public KernelLowering {
     return "return aot__bad_index(err, err_len, " + raw + ", " + std::to_string(lo) + ", " + std::to_string(hi) + ", " +
            CStringLiteral(where) + ");";
   }
-  // "dimension D of %x in aten::op (%y)".
-  static std::string IndexWhere(const Node* n, const Value* x, size_t dim) {
-    return "dimension " + std::to_string(dim) + " of %" + x->name() + " in " + n->op().qualified_name + " (%" +
-           n->output(0)->name() + ")";
-  }
 
   void EndKernel() {
     std::string fn = "aot_k" + std::to_string(kernel_count_++);

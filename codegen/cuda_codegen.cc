@@ -185,6 +185,7 @@ class CudaEmitter final : public KernelLowering {
     extent_ = 0;
     step_comment_ = comment;
     step_launches_ = 0;
+    flag_ptr_.clear();
   }
   void EndStep() {
     if (step_launches_ == 0) return;  // nothing to run (empty tensors)
@@ -211,6 +212,18 @@ class CudaEmitter final : public KernelLowering {
     ptrs_.push_back({name, ct});
     return name;
   }
+  // The statement a kernel runs when an index read from a tensor (`raw`) is
+  // outside [lo, hi): the first such index is recorded in the device flag
+  // (its site and value) and the element is skipped, never read or written
+  // out of bounds. The run reads the flag when the stream is done and returns
+  // AOT_ERR_INDEX_OUT_OF_RANGE with the C backend's message.
+  std::string IndexFail(const std::string& raw, int64_t lo, int64_t hi, const std::string& where) {
+    if (flag_ptr_.empty()) flag_ptr_ = RawPtr("c->flag", "unsigned long long");
+    index_sites_.push_back({lo, hi, where});
+    return "{ aot__flag_index(" + flag_ptr_ + ", " + S(static_cast<int64_t>(index_sites_.size())) + "ull, " + raw +
+           "); continue; }";
+  }
+
   // The index type of a kernel over `count` items in this step.
   std::string IndexType(int64_t count) const {
     return count >= kSmallIndex || extent_ >= kSmallIndex ? "int64_t" : "int";
@@ -844,8 +857,10 @@ class CudaEmitter final : public KernelLowering {
       // y's dims: src dims before `dim`, idx dims, src dims after `dim`.
       std::vector<std::string> iv(v.begin() + static_cast<std::ptrdiff_t>(dim),
                                   v.begin() + static_cast<std::ptrdiff_t>(dim + ir));
-      std::string b = "    int64_t k = (int64_t)" + pi + "[" + Lin(iv, idx->meta().strides) + "];\n";
-      b += "    if (k < 0) k += " + S(src->meta().sizes[dim]) + ";\n";
+      // Indices in [0, size): index_select and embedding do not wrap negatives.
+      std::string b = "    const int64_t k = (int64_t)" + pi + "[" + Lin(iv, idx->meta().strides) + "];\n";
+      b += "    if (k < 0 || k >= " + S(src->meta().sizes[dim]) + ") " +
+           IndexFail("k", 0, src->meta().sizes[dim], IndexWhere(n, src, dim)) + "\n";
       std::string so;
       for (size_t d = 0; d < src->meta().sizes.size(); ++d) {
         std::string var = d < dim ? v[d] : d == dim ? "k" : v[d - 1 + ir];
@@ -864,7 +879,10 @@ class CudaEmitter final : public KernelLowering {
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     AOT_ASSIGN_OR_RETURN(std::vector<std::string> ptrs, IndexTensorPtrs(ai, [this](const Value* t) { return Ptr(t); }));
     Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
-      GatherText gt = AdvancedIndexText(ai, x->meta(), v, ptrs, "    ");
+      GatherText gt =
+          AdvancedIndexText(ai, x->meta(), v, ptrs, "    ", [&](const std::string& raw, int64_t size, size_t d) {
+            return IndexFail(raw, -size, size, IndexWhere(n, x, d));
+          });
       return gt.decls + "    " + py + "[" + Lin(v, y->meta().strides) +
              "] = " + CCast(px + "[" + gt.offset + "]", y->meta().dtype) + ";\n";
     });
@@ -921,9 +939,12 @@ class CudaEmitter final : public KernelLowering {
     std::vector<int64_t> space = om.sizes;
     space[static_cast<size_t>(pos)] = ix->meta().sizes[0];
     Flat(step_comment_, space, [&](const std::vector<std::string>& v) {
-      std::string b = "    int64_t k = (int64_t)" + pi + "[" + v[static_cast<size_t>(pos)] + " * " +
+      const int64_t size = om.sizes[static_cast<size_t>(pos)];
+      std::string b = "    const int64_t r = (int64_t)" + pi + "[" + v[static_cast<size_t>(pos)] + " * " +
                       S(ix->meta().strides[0]) + "];\n";
-      b += "    if (k < 0) k += " + S(om.sizes[static_cast<size_t>(pos)]) + ";\n";
+      b += "    const int64_t k = r < 0 ? r + " + S(size) + " : r;\n";
+      b += "    if (k < 0 || k >= " + S(size) + ") " +
+           IndexFail("r", -size, size, IndexWhere(n, self, static_cast<size_t>(pos))) + "\n";
       std::vector<std::string> ov = v;
       ov[static_cast<size_t>(pos)] = "k";
       const std::string dst = po + "[" + Lin(ov, om.strides) + "]";
@@ -1061,8 +1082,10 @@ class CudaEmitter final : public KernelLowering {
     c << "/* What a run's launchers see: device addresses of every tensor. */\n";
     c << "typedef struct aot__ctx {\n  void* in[" << std::max<size_t>(nin, 1) << "];\n  void* out["
       << std::max<size_t>(nout, 1)
-      << "];\n  uint8_t* arena;\n  uint8_t* wts;\n  cudaStream_t stream;\n  cublasHandle_t blas;\n  int sms;\n  char* "
-         "err;\n  size_t err_len;\n} aot__ctx;\n\n";
+      << "];\n  uint8_t* arena;\n  uint8_t* wts;\n  unsigned long long* flag; /* [site, index] of an index out of "
+         "range "
+         "*/\n  cudaStream_t stream;\n  cublasHandle_t blas;\n  int sms;\n  char* err;\n  size_t err_len;\n} "
+         "aot__ctx;\n\n";
     c << kernels_.str() << steps_.str();
     c << "static int aot__compute(const aot__ctx* c) {\n  int s = AOT_OK;\n"
       << calls_.str() << "  (void)c;\n  return s;\n}\n\n";
@@ -1077,10 +1100,19 @@ class CudaEmitter final : public KernelLowering {
       c << "static const size_t aot__out_bytes[] = {" << list(out_bytes) << "}, aot__out_stage[] = {" << list(out_off)
         << "};\n";
     c << "\n";
+    if (!index_sites_.empty()) {
+      c << "/* Gathers that check indices read from tensors: flag value k + 1 is site k. */\n"
+        << "typedef struct aot__index_site {\n  int64_t lo, hi;\n  const char* where;\n} aot__index_site;\n"
+        << "static const aot__index_site aot__index_sites[] = {\n";
+      for (const IndexSite& q : index_sites_)
+        c << "    {" << q.lo << ", " << q.hi << ", " << CStringLiteral(q.where) << "},\n";
+      c << "};\n\n";
+    }
     const int nkey = static_cast<int>(std::max<size_t>(nin, 1) + std::max<size_t>(nout, 1) + 2);
     c << "typedef struct aot__state {\n  uint8_t* arena;  /* " << arena << " bytes */\n  uint8_t* wts;    /* " << wbytes
       << " bytes */\n  uint8_t* stage;  /* " << stage
-      << " bytes */\n  void* blas_ws;\n  cudaStream_t stream;\n  cudaEvent_t ready; /* orders the own stream after the "
+      << " bytes */\n  void* blas_ws;\n  unsigned long long* flag; /* the index check's [site, index] */\n  "
+         "cudaStream_t stream;\n  cudaEvent_t ready; /* orders the own stream after the "
          "legacy default stream */\n  cublasHandle_t blas;\n"
       << "  int sms;\n  int cuda_graph;\n  cudaGraphExec_t graph;\n  void* key[" << nkey
       << "]; /* what the graph was captured with */\n} aot__state;\n\n";
@@ -1089,7 +1121,7 @@ class CudaEmitter final : public KernelLowering {
       << "  if (s->graph) (void)cudaGraphExecDestroy(s->graph);\n  if (s->blas) (void)cublasDestroy(s->blas);\n"
       << "  if (s->ready) (void)cudaEventDestroy(s->ready);\n  if (s->stream) (void)cudaStreamDestroy(s->stream);\n  "
          "(void)cudaFree(s->arena);\n  (void)cudaFree(s->wts);\n"
-      << "  (void)cudaFree(s->stage);\n  (void)cudaFree(s->blas_ws);\n  free(s);\n}\n\n";
+      << "  (void)cudaFree(s->stage);\n  (void)cudaFree(s->blas_ws);\n  (void)cudaFree(s->flag);\n  free(s);\n}\n\n";
     // open
     c << "#define AOT__OPEN_CK(expr, what)                                         \\\n"
       << "  do {                                                                   \\\n"
@@ -1128,6 +1160,9 @@ class CudaEmitter final : public KernelLowering {
         << ", cudaMemcpyHostToDevice), \"uploading the weights\");\n";
     }
     if (opts_.embed_weights || wbytes == 0) c << "  (void)weights;\n";
+    if (!index_sites_.empty())
+      c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->flag, 2 * sizeof(unsigned long long)), \"allocating the index check "
+           "flag\");\n";
     if (uses_blas_) {
       c << "  AOT__OPEN_CK(cudaMalloc(&s->blas_ws, " << kBlasWorkspace << "), \"allocating the cuBLAS workspace\");\n";
       c << "  {\n    cublasStatus_t b = cublasCreate(&s->blas);\n    if (b != CUBLAS_STATUS_SUCCESS) {\n      s->blas "
@@ -1195,9 +1230,14 @@ class CudaEmitter final : public KernelLowering {
         << "    if ((st = aot__check_residence(&outputs[i], i, \"output\", aot__outputs[i].name, err, err_len)) != "
            "AOT_OK) return st;\n";
     c << "  aot__ctx cx;\n  memset(&cx, 0, sizeof(cx));\n  cx.arena = (uint8_t*)use_arena;\n  cx.wts = s->wts;\n"
-      << "  cx.stream = stream ? (cudaStream_t)stream : s->stream;\n  cx.blas = s->blas;\n  cx.sms = s->sms;\n  cx.err "
-         "= err;\n"
-      << "  cx.err_len = err_len;\n  const aot__ctx* c = &cx;\n  int host = 0;\n";
+      << "  cx.flag = s->flag;\n  cx.stream = stream ? (cudaStream_t)stream : s->stream;\n  cx.blas = s->blas;\n  "
+         "cx.sms = s->sms;\n  cx.err = err;\n"
+      << "  cx.err_len = err_len;\n  const aot__ctx* c = &cx;\n";
+    // Whether a run touches host memory (then it waits for its stream). A
+    // model that checks indices always waits: it reads the flag.
+    const bool checks = !index_sites_.empty();
+    const std::string mark_host = checks ? "" : "    host = 1;\n";
+    if (!checks) c << "  int host = 0;\n";
     // On the model's own (non-blocking) stream, first wait for work the
     // caller queued on the legacy default stream (e.g. writing an input).
     c << "  if (!stream) {\n    AOT__CK(cudaEventRecord(s->ready, cudaStreamLegacy), \"ordering after the default "
@@ -1206,17 +1246,20 @@ class CudaEmitter final : public KernelLowering {
     if (nin)
       c << "  for (size_t i = 0; i < " << nin << "; ++i) {\n"
         << "    if (inputs[i].device == AOT_DEVICE_CUDA) { cx.in[i] = inputs[i].data; continue; }\n"
-        << "    host = 1;\n    cx.in[i] = s->stage + aot__in_stage[i];\n"
+        << mark_host << "    cx.in[i] = s->stage + aot__in_stage[i];\n"
         << "    if (aot__in_bytes[i])\n      AOT__CK(cudaMemcpyAsync(cx.in[i], inputs[i].data, aot__in_bytes[i], "
            "cudaMemcpyHostToDevice, cx.stream),\n"
         << "              \"copying a host input to the device\");\n  }\n";
     if (nout)
       c << "  for (size_t i = 0; i < " << nout << "; ++i) {\n"
         << "    if (outputs[i].device == AOT_DEVICE_CUDA) { cx.out[i] = outputs[i].data; continue; }\n"
-        << "    host = 1;\n    cx.out[i] = s->stage + aot__out_stage[i];\n  }\n";
+        << mark_host << "    cx.out[i] = s->stage + aot__out_stage[i];\n  }\n";
     if (uses_blas_)
       c << "  AOT__BLAS(cublasSetStream(s->blas, cx.stream), \"cublasSetStream\");\n"
         << "  AOT__BLAS(cublasSetWorkspace(s->blas, s->blas_ws, " << kBlasWorkspace << "), \"cublasSetWorkspace\");\n";
+    if (!index_sites_.empty())  // outside the captured graph, which replays the kernels only
+      c << "  AOT__CK(cudaMemsetAsync(s->flag, 0, 2 * sizeof(unsigned long long), cx.stream), \"clearing the index "
+           "check flag\");\n";
     c << "  st = s->cuda_graph ? aot__graph_run(s, c) : aot__compute(c);\n  if (st) return st;\n";
     if (nout)
       c << "  for (size_t i = 0; i < " << nout << "; ++i)\n"
@@ -1231,8 +1274,18 @@ class CudaEmitter final : public KernelLowering {
         << "      AOT__CK(cudaMemcpyAsync(inputs[i].data, cx.in[i], aot__in_bytes[i], cudaMemcpyDeviceToHost, "
            "cx.stream),\n"
         << "              \"copying an updated input back to the host\");\n";
-    c << "  if (host || !stream) AOT__CK(cudaStreamSynchronize(cx.stream), \"running the model\");\n  return "
-         "AOT_OK;\n}\n\n";
+    if (!checks) {
+      c << "  if (host || !stream) AOT__CK(cudaStreamSynchronize(cx.stream), \"running the model\");\n";
+    } else {
+      c << "  {\n    unsigned long long f[2] = {0, 0};\n"
+        << "    AOT__CK(cudaMemcpyAsync(f, s->flag, sizeof(f), cudaMemcpyDeviceToHost, cx.stream), \"reading the index "
+           "check flag\");\n"
+        << "    AOT__CK(cudaStreamSynchronize(cx.stream), \"running the model\");\n"
+        << "    if (f[0] >= 1 && f[0] <= " << index_sites_.size() << ") {\n"
+        << "      const aot__index_site* q = &aot__index_sites[f[0] - 1];\n"
+        << "      return aot__bad_index(err, err_len, (int64_t)f[1], q->lo, q->hi, q->where);\n    }\n  }\n";
+    }
+    c << "  return AOT_OK;\n}\n\n";
     c << "static const aot_compiled_model aot__model = {ATENAOT_ABI_VERSION, \"" << N << "\", AOT_DEVICE_CUDA, 0, "
       << nin << ", " << nout << ", aot__inputs, aot__outputs, " << arena << ", " << (opts_.embed_weights ? 0 : wbytes)
       << ", aot__open, aot__close, aot__run, aot__set_option};\n\n";
@@ -1261,6 +1314,12 @@ class CudaEmitter final : public KernelLowering {
   std::vector<std::string> unsupported_;
   int64_t extent_ = 0;
   int step_launches_ = 0;
+  std::string flag_ptr_;  // this step's pointer to the index flag (empty: not declared)
+  struct IndexSite {
+    int64_t lo, hi;
+    std::string where;
+  };
+  std::vector<IndexSite> index_sites_;  // flag value k + 1: site k
   int step_count_ = 0;
   int kernel_count_ = 0;
   int gemms_ = 0;

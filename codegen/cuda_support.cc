@@ -34,6 +34,12 @@ AOT_UNUSED static __device__ __forceinline__ double aot__mod_f(double a, double 
   return r;
 }
 template <typename T> static __device__ __forceinline__ bool aot__isnan(T v) { return v != v; }
+/* Records an index out of range: the first thread to set f[0] (site k + 1)
+ * writes its index to f[1]; the host reads both after the run. */
+AOT_UNUSED static __device__ __forceinline__ void aot__flag_index(unsigned long long* f, unsigned long long site,
+                                                                  long long k) {
+  if (atomicCAS(f, 0ull, site) == 0ull) f[1] = (unsigned long long)k;
+}
 
 /* Reduction operators; max/min propagate NaN like ATen. */
 struct aot__add { template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; } };

@@ -260,6 +260,11 @@ GatherText AdvancedIndexText(const AdvancedIndex& a, const TensorMeta& x, const 
   return t;
 }
 
+std::string IndexWhere(const Node* n, const Value* x, size_t dim) {
+  return "dimension " + std::to_string(dim) + " of %" + x->name() + " in " + n->op().qualified_name + " (%" +
+         n->output(0)->name() + ")";
+}
+
 ReductionDims ReduceDims(const Node* n) {
   const Value* x = n->input(0);
   const Value* y = n->output();

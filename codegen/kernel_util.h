@@ -148,6 +148,10 @@ GatherText AdvancedIndexText(
     const std::vector<std::string>& idx_ptrs, const std::string& indent,
     const std::function<std::string(const std::string& raw, int64_t size, size_t dim)>& fail = nullptr);
 
+// Where a gather's index points, for its out-of-range message: "dimension D
+// of %x in aten::op (%y)".
+std::string IndexWhere(const Node* n, const Value* x, size_t dim);
+
 // sort/topk over one dim: the rows (every other dim) and, per result, the
 // strides of its kept dims.
 struct SortArgs {

@@ -49,6 +49,14 @@ for d in examples/mlp examples/cnn examples/transformer tests/fixtures/*/; do
   echo "$id $name $kind" >> "$B/manifest.txt"
   echo "$id: $(tail -1 "$B/$id.compile.log") [$(( $(date +%s) - t0 )) s]"
 done
+# Index range checks (tests/golden/codegen/cuda_index_range.ir): run_gpu.py
+# runs it with good and bad indices and wants AOT_ERR_INDEX_OUT_OF_RANGE.
+G=tests/golden/codegen
+"$bin" compile "$G/cuda_index_range.ir" --inputs "$G/x4x8.npy" "$G/i3.npy" "$G/y8.npy" -o "$B/index_range" --name ix \
+  --target cuda --cuda-arch "$arch"
+mkdir -p "$B/index_range/inputs"
+cp "$G/x4x8.npy" "$G/y8.npy" "$B/index_range/inputs/"
+echo "index_range ix index_range" >> "$B/manifest.txt"
 # The 64M-element chain: compiled from IR text with a zero sample input
 # (256 MiB, deleted again; run.sh makes its own inputs on the GPU).
 mkdir -p "$B/chain"

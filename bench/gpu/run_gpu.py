@@ -11,6 +11,9 @@ For every model in BUNDLE/manifest.txt (examples and fixtures):
   3. the same with the "cuda_graph" option: capture on the first run, replay
      on the second (inputs restored in between), both compared;
 once: a host pointer marked AOT_DEVICE_CUDA must fail with AOT_ERR_BAD_DEVICE.
+index_range (gathers with indices from a tensor): good indices equal numpy;
+a bad one returns AOT_ERR_INDEX_OUT_OF_RANGE naming it, and the next good
+run succeeds again, with and without the CUDA graph.
 Tolerances: floating point |got - want| <= 1e-4 + 1e-4 * |want| (GPU
 reductions, cuBLAS and CUDA's libm differ from the CPU in the last bits);
 integers and bools exactly.
@@ -34,6 +37,7 @@ import torch
 
 RTOL = ATOL = 1e-4
 AOT_ERR_BAD_DEVICE = 13
+AOT_ERR_INDEX_OUT_OF_RANGE = 19
 AOT_DEVICE_CPU, AOT_DEVICE_CUDA = 0, 1
 NP_TO_AOT = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.int32): 2, np.dtype(np.int64): 3,
              np.dtype(np.bool_): 4, np.dtype(np.uint8): 5, np.dtype(np.int8): 6, np.dtype(np.int16): 7}
@@ -221,6 +225,9 @@ def main(bundle, results):
     for ident, name, kind in manifest:
         if kind == "chain":
             continue
+        if kind == "index_range":
+            rows.append(check_index_range(os.path.join(bundle, ident), name, arch, stream, notes, failures))
+            continue
         d = os.path.join(bundle, ident)
         row = {"model": ident, "checks": []}
         try:
@@ -290,6 +297,63 @@ def main(bundle, results):
             traceback.print_exc()
     write_results(bundle, results, rows, timings, chain, failures, notes)
     return 1 if failures else 0
+
+
+def check_index_range(d, name, arch, stream, notes, failures):
+    """index_select(x, 0, i), x[:, i] and y.index_put_((i,), 1) (x f32[4,8],
+    i i64[3], y f32[8]): numpy's results for good i; for bad i the status and
+    message of the first failing gather (index_select is the strictest)."""
+    row = {"model": "index_range", "checks": []}
+    bad = []
+    try:
+        lib = open_lib(d, name, arch, notes)
+        x = np.load(os.path.join(d, "inputs", "x4x8.npy"))
+        y = np.load(os.path.join(d, "inputs", "y8.npy"))
+
+        def want(i):
+            p = y.copy()
+            p[i] = 1
+            return [x[i], x[:, i], p]
+
+        def run(i, device):
+            ins = [x, np.asarray(i, np.int64), y]
+            outs = [np.empty(s, AOT_TO_NP[c]) for _, c, s, _ in lib.outputs]
+            if device:
+                ins = [torch.from_numpy(a.copy()).cuda() for a in ins]
+                outs = [torch.from_numpy(a).cuda() for a in outs]
+            ai, ao = lib.prepare(ins, outs)
+            st = lib.run_prepared(ai, ao, len(ins), len(outs), stream if device else None)
+            torch.cuda.synchronize()
+            got = [o.cpu().numpy() if device else o for o in outs]
+            return st, lib.rt.aot_last_error().decode(), got
+
+        for device in (False, True):
+            for graph in ((0, 1) if device else (0,)):
+                lib.set_option("cuda_graph", graph)
+                tag = ("device" if device else "host") + (" graph" if graph else "")
+                for i, bad_at in (([0, 3, 1], None), ([0, 4, 1], "index 4 is out of range [0, 4)"),
+                                  ([-1, 0, 0], "index -1 is out of range [0, 4)"), ([3, 2, 0], None)):
+                    st, msg, got = run(i, device)
+                    if bad_at is None:
+                        if st != 0:
+                            bad.append("%s %s: status %d (%s)" % (tag, i, st, msg))
+                        else:
+                            for k, (g, w) in enumerate(zip(got, want(i))):
+                                bad += compare("%s %s output_%d" % (tag, i, k), g, w)
+                    elif st != AOT_ERR_INDEX_OUT_OF_RANGE or bad_at not in msg or "aten::index_select" not in msg:
+                        bad.append("%s %s: status %d (%s), want AOT_ERR_INDEX_OUT_OF_RANGE (%s)" % (tag, i, st, msg, bad_at))
+                    elif tag == "host":
+                        notes.append("index out of range -> AOT_ERR_INDEX_OUT_OF_RANGE: " + msg)
+                row["checks"].append(tag)
+        lib.set_option("cuda_graph", 0)
+        lib.close()
+    except Exception as e:  # noqa: BLE001 - reported as this row's failure
+        bad.append("%s: %s" % (type(e).__name__, e))
+        traceback.print_exc()
+    row["ok"], row["problems"] = not bad, bad
+    failures += ["index_range: %s" % b for b in bad]
+    print("%-40s %s %s" % ("index_range", "ok" if row["ok"] else "FAILED", "; ".join(bad)))
+    return row
 
 
 def time_example(bundle, name, d, lib, inputs, want_outs, stream, notes):
