@@ -22,6 +22,7 @@
 #include <functional>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "atenaot.h"
 #include "bench/bench_util.h"
@@ -68,6 +69,8 @@ std::function<void()> ModuleForward(const std::string& path, const std::vector<a
   for (int i = 0; i < 3; ++i) run();  // the profiling executor optimizes after its first runs
   return run;
 }
+
+int Cpus() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 double Seconds(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -134,9 +137,10 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   };
   // Two phases, each alternating eager and compiled rounds so both see the
-  // same machine state: every thread (LibTorch's default, the library's
-  // default of one per CPU), then one thread on both sides.
-  const int threads = at::get_num_threads();
+  // same machine state: one thread per CPU on both sides, then one thread.
+  // (Set explicitly: LibTorch's own default follows OpenMP's, which is 1 on
+  // some VMs; the library's default is one per CPU.)
+  const int threads = Cpus();
   int run_failures = 0;
   auto phase = [&](int n_threads, int n, std::vector<double>* te, std::vector<double>* tc) -> Status {
     at::set_num_threads(n_threads);
@@ -263,15 +267,15 @@ int Main(int argc, char** argv) {
   md << "Command: `bazel run -c opt //bench:compiled_vs_eager --" << args
      << "` "
         "(run from the repository root; CC=cc -O3).\n";
-  md << "Machine: " << at::get_num_threads()
-     << " LibTorch threads; LibTorch 1.13 CPU (oneDNN, OpenBLAS behind "
+  md << "Machine: " << Cpus() << " CPUs (all threads = " << Cpus()
+     << " on both sides); LibTorch 1.13 CPU (oneDNN, OpenBLAS behind "
         "libblas.so.3); the library built for the default --cpu ("
      << (DefaultCpu().empty() ? std::string("baseline") : DefaultCpu()) << ").\n";
   md << "Eager (`eager is` module): the model.pt module's forward as a LibTorch C++ user runs it (torch::jit::load, "
         "eval, NoGradGuard, the default graph executor after 3 warm-up runs); (graph, the chain, which has no module): "
         "the captured program op by op through the LibTorch dispatcher, each value freed after its last use. "
-        "Compiled: the generated C library through the C ABI. Two phases of `runs` alternating rounds each: all "
-        "threads (LibTorch's default; the library's default of one per CPU), then one thread on both sides. "
+        "Compiled: the generated C library through the C ABI. Two phases of `runs` alternating rounds each: one "
+        "thread per CPU on both sides (at::set_num_threads and the library's threads option), then one thread. "
         "Medians, in ms. `build s`: writing the sources and building libNAME.so and libNAME.a. `memory`: eager's "
         "allocator peak / the compiled arena + outputs. `err / scale`: max |compiled - eager| / max |eager|.\n\n";
   md << "| model | eager is | ops | runs | build s | eager 1T | compiled 1T | speed-up 1T | eager | compiled | "
