@@ -117,7 +117,8 @@ void GemmShapes(benchmark::internal::Benchmark* b) {
     b->Args(s);
 }
 
-// Convolutions (Cin, H, Cout, k, stride): ResNet-50 and MobileNetV2 layers,
+// Convolutions (Cin, H, Cout, k, stride): ResNet-50 and MobileNetV2 layers
+// (ResNet's stride-2 3x3s too),
 // then DenseNet-121's 3x3 layers (32 output channels: packing the image
 // costs as much as the product).
 void ConvShapes(benchmark::internal::Benchmark* b) {
@@ -129,6 +130,8 @@ void ConvShapes(benchmark::internal::Benchmark* b) {
                                                   {64, 56, 256, 1, 1},
                                                   {256, 56, 64, 1, 1},
                                                   {256, 56, 512, 1, 2},
+                                                  {64, 56, 128, 3, 2},
+                                                  {128, 28, 256, 3, 2},
                                                   {16, 112, 96, 1, 1},
                                                   {144, 56, 24, 1, 1},
                                                   {960, 7, 320, 1, 1},

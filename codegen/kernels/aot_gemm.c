@@ -88,6 +88,34 @@ static inline void aot__pack_run(float* restrict out, const float* restrict row,
 #endif
     return;
   }
+#if defined(__AVX512F__)
+  if (sw == 2) {
+    /* Lane i reads column iw0 + 2i. The in-image lanes [lo, hi) read the
+     * columns s0, s0 + 2, ..., all inside the image, so two masked loads from
+     * s0 and one permute picking their even lanes give the run; lanes outside
+     * the image are zero. (Element by element, stride-2 packing was about a
+     * quarter of ResNet-18's packing time.) */
+    int64_t lo = 0, hi = 0;
+    if (row) {
+      lo = iw0 < 0 ? AOT__MIN((1 - iw0) / 2, len) : 0;
+      hi = iw0 > W - 1 ? 0 : AOT__MIN((W - 1 - iw0) / 2 + 1, len);
+      if (hi < lo) hi = lo;
+    }
+    __m512 v = _mm512_setzero_ps();
+    if (hi > lo) {
+      const float* s0 = row + iw0 + 2 * lo;
+      const int64_t span = 2 * (hi - lo) - 1; /* columns read: s0[0 .. span) */
+      const __m512 a = _mm512_maskz_loadu_ps((__mmask16)(span >= 16 ? 0xffffu : (1u << span) - 1u), s0);
+      const __m512 b =
+          span > 16 ? _mm512_maskz_loadu_ps((__mmask16)((1u << (span - 16)) - 1u), s0 + 16) : _mm512_setzero_ps();
+      const __m512i idx = _mm512_sub_epi32(_mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
+                                           _mm512_set1_epi32((int)(2 * lo)));
+      v = _mm512_maskz_permutex2var_ps((__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)), a, idx, b);
+    }
+    _mm512_mask_storeu_ps(out, (__mmask16)((1u << len) - 1u), v);
+    return;
+  }
+#endif
   for (int64_t i = 0; i < len; ++i) {
     const int64_t iw = iw0 + i * sw;
     out[i] = row && iw >= 0 && iw < W ? row[iw] : 0.f;

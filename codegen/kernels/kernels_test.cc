@@ -261,7 +261,13 @@ TEST(Conv, Im2colPanelsMatchNaiveConvolution) {
                      {30, 7, 7, 3, 3, 1, 1, 1, 70},
                      // stride 2 with padding; a second K block that starts inside a channel (300 = 12 x 25)
                      {8, 15, 31, 3, 3, 2, 1, 1, 12},
-                     {12, 19, 21, 5, 5, 1, 2, 1, 20}};
+                     {12, 19, 21, 5, 5, 1, 2, 1, 20},
+                     // stride 2: maps narrower than a panel, padding wider than the kernel's reach
+                     // (whole rows and columns of zeros), dilation, odd widths around 16 and 32
+                     {3, 11, 13, 3, 3, 2, 1, 1, 5},
+                     {2, 9, 10, 3, 3, 2, 3, 1, 5},
+                     {4, 17, 33, 3, 3, 2, 2, 2, 6},
+                     {3, 40, 35, 7, 7, 2, 3, 1, 4}};
   for (const C& t : cases) {
     const aot__conv_geom g = Geom(t.C, t.H, t.W, t.KH, t.KW, t.S, t.P, t.D);
     const int64_t K = t.C * t.KH * t.KW, N = g.OH * g.OW;
