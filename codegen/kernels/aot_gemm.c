@@ -122,11 +122,80 @@ static inline void aot__pack_run(float* restrict out, const float* restrict row,
   }
 }
 
+#if defined(__AVX512F__)
+/* aot__pack_b_conv for stride-1 columns and KW <= 16 on AVX-512: what varies
+ * per k only through (kh, kw) -- each run's in-image lanes for each kw, and
+ * whether its input row exists for each kh -- is computed once per panel, so
+ * a panel row costs one masked load and store per run. (ResNet's 3x3 layers
+ * spent most of their packing time recomputing it per k.) */
+static void aot__pack_b_conv_s1(const aot__conv_geom* g, const float* x, int64_t N, int64_t n0, int64_t nc, int64_t k0,
+                                int64_t kc, float* dst) {
+  enum { R = AOT_GEMM_NR + 1 };
+  const int64_t khw = g->KH * g->KW, ch0 = k0 / khw, kh0 = (k0 % khw) / g->KW, kw0 = k0 % g->KW;
+  for (int64_t j = 0; j < nc; j += AOT_GEMM_NR) {
+    float* d = dst + j * kc;
+    const int64_t cols = AOT__MIN(AOT_GEMM_NR, N - n0 - j);
+    int64_t run_c[R], run_ih[R], run_iw[R];
+    __mmask16 store[R], in[R][AOT_GEMM_NR];
+    int64_t lo[R][AOT_GEMM_NR];
+    int nruns = 0;
+    for (int64_t c = 0; c < cols;) {
+      const int64_t n = n0 + j + c, oh = n / g->OW, ow = n % g->OW, len = AOT__MIN(cols - c, g->OW - ow);
+      run_c[nruns] = c;
+      run_ih[nruns] = oh * g->SH - g->PH;
+      run_iw[nruns] = ow - g->PW;
+      store[nruns] = (__mmask16)((1u << len) - 1u);
+      for (int64_t kw = 0; kw < g->KW; ++kw) {
+        const int64_t iw0 = run_iw[nruns] + kw * g->DW;
+        int64_t l = iw0 < 0 ? AOT__MIN(-iw0, len) : 0, h = iw0 + len > g->W ? g->W - iw0 : len;
+        if (h < l) h = l;
+        lo[nruns][kw] = l;
+        in[nruns][kw] = (__mmask16)(((1u << h) - 1u) & ~((1u << l) - 1u));
+      }
+      ++nruns;
+      c += len;
+    }
+    const float* plane = x + ch0 * g->H * g->W;
+    int64_t kh = kh0, kw = kw0;
+    for (int64_t k = 0; k < kc; ++k) {
+      float* o = d + k * AOT_GEMM_NR;
+      const int64_t dh = kh * g->DH, dw = kw * g->DW;
+      for (int r = 0; r < nruns; ++r) {
+        const int64_t ih = run_ih[r] + dh;
+        __m512 v = _mm512_setzero_ps();
+        if (ih >= 0 && ih < g->H && in[r][kw]) {
+          const int64_t l = lo[r][kw];
+          const float* p = plane + ih * g->W + run_iw[r] + dw + l; /* lane l's column, the first in the image */
+          /* a run starting in the left padding expands from its first in-image element */
+          v = l == 0 ? _mm512_maskz_loadu_ps(in[r][kw], p) : _mm512_maskz_expandloadu_ps(in[r][kw], p);
+        }
+        _mm512_mask_storeu_ps(o + run_c[r], store[r], v);
+      }
+      if (cols < AOT_GEMM_NR)
+        _mm512_mask_storeu_ps(o + cols, (__mmask16)((1u << (AOT_GEMM_NR - cols)) - 1u), _mm512_setzero_ps());
+      if (++kw == g->KW) {
+        kw = 0;
+        if (++kh == g->KH) {
+          kh = 0;
+          plane += g->H * g->W;
+        }
+      }
+    }
+  }
+}
+#endif
+
 /* The same panels read from an image as its im2col matrix (no im2col buffer).
  * A panel's columns split into runs within one output row; for each k a run
  * reads one input row. Row k = (channel, kh, kw) is stepped, not divided out. */
 static void aot__pack_b_conv(const aot__conv_geom* g, const float* x, int64_t N, int64_t n0, int64_t nc, int64_t k0,
                              int64_t kc, float* dst) {
+#if defined(__AVX512F__)
+  if (g->SW == 1 && g->KW <= AOT_GEMM_NR) {
+    aot__pack_b_conv_s1(g, x, N, n0, nc, k0, kc, dst);
+    return;
+  }
+#endif
   const int64_t khw = g->KH * g->KW, ch0 = k0 / khw, kh0 = (k0 % khw) / g->KW, kw0 = k0 % g->KW;
   for (int64_t j = 0; j < nc; j += AOT_GEMM_NR) {
     float* d = dst + j * kc;
