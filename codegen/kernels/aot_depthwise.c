@@ -7,6 +7,13 @@
  * so threads split channels without changing a bit. */
 #include "aot_kernels.h"
 
+#if defined(__AVX512F__) && AOT__HAS_FMA
+#include <immintrin.h>
+#define AOT__DW_AVX512 1
+#else
+#define AOT__DW_AVX512 0
+#endif
+
 #if defined(__GNUC__) && !defined(__OPTIMIZE_SIZE__)
 #define AOT__DW_INLINE static inline __attribute__((always_inline))
 #define AOT__DW_SPECIALISE 1 /* fixed-shape copies; -Os builds keep one */
@@ -37,6 +44,38 @@ AOT__DW_INLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict p
     yr[ow] = acc;
   }
   if (interior_done) return;
+#if AOT__DW_AVX512
+  if (SW == 2 && DW == 1 && KW == 3) {
+    /* Stride 2, 3 wide (MobileNet's and EfficientNet's downsampling layers;
+     * the loop below stays scalar): 16 outputs read input columns s .. s + 32.
+     * From two vectors at s, one permute picks the even columns (tap 0) and
+     * one the odd ones (tap 1); from two at s + 2, the even ones again (tap
+     * 2). Loads are masked to the columns the outputs read, all inside the
+     * row. Each output sums its taps in the scalar order with one rounding
+     * per tap (AOT__FMA is fmaf here), so the bits are the scalar code's. */
+    const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    for (int64_t ow = lo; ow < hi; ow += 16) {
+      const int64_t n = hi - ow < 16 ? hi - ow : 16, span = 2 * n + 1; /* columns s .. s + span - 1 */
+#define AOT__DW_LANES(k) ((k) >= 16 ? (__mmask16)0xffffu : (k) > 0 ? (__mmask16)((1u << (k)) - 1u) : (__mmask16)0)
+      const __mmask16 m0 = AOT__DW_LANES(span), m1 = AOT__DW_LANES(span - 16), m2 = AOT__DW_LANES(span - 2),
+                      m3 = AOT__DW_LANES(span - 18);
+#undef AOT__DW_LANES
+      __m512 acc = _mm512_setzero_ps();
+      for (int64_t kh = kh0; kh < kh1; ++kh) {
+        const float* xs = plane + (ih0 + kh * DH) * W + 2 * ow - PW;
+        const __m512 a = _mm512_maskz_loadu_ps(m0, xs), c = _mm512_maskz_loadu_ps(m2, xs + 2);
+        const __m512 b = m1 ? _mm512_maskz_loadu_ps(m1, xs + 16) : _mm512_setzero_ps();
+        const __m512 d = m3 ? _mm512_maskz_loadu_ps(m3, xs + 18) : _mm512_setzero_ps();
+        acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[kh * 3]), _mm512_permutex2var_ps(a, ev, b), acc);
+        acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[kh * 3 + 1]), _mm512_permutex2var_ps(a, od, b), acc);
+        acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[kh * 3 + 2]), _mm512_permutex2var_ps(c, ev, d), acc);
+      }
+      _mm512_mask_storeu_ps(yr + ow, (__mmask16)((1u << n) - 1u), acc);
+    }
+    return;
+  }
+#endif
   /* Interior columns: every tap inside the image. */
   const float* xb = plane + ih0 * W - PW;
   for (int64_t ow = lo; ow < hi; ++ow) {
