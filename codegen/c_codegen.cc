@@ -855,6 +855,38 @@ class CEmitter final : public KernelLowering {
     return e.str();
   }
 
+  // `call` (after `prologue`) for the (image, channel) pairs i = nb * C + c
+  // in chunks of whole channels [c0, c1) of image nb, split over the pool;
+  // the kernels compute each element alike on any split.
+  void ChannelChunks(int64_t images, int64_t C, int64_t work_per_channel, const std::string& prologue,
+                     const std::string& call) {
+    const int64_t total = images * C;
+    const bool split = SplitFirstLoop(total, work_per_channel, 1);
+    const std::string lo = split ? "lo" : "0", hi = split ? "hi" : std::to_string(total);
+    loops_ << "  for (int64_t i = " << lo << "; i < " << hi << ";) {\n"
+           << "    const int64_t nb = i / " << C << ", c0 = i % " << C << ", c1 = c0 + (" << hi << " - i) < " << C
+           << " ? c0 + (" << hi << " - i) : " << C << ";\n";
+    if (!prologue.empty()) loops_ << "    " << prologue << "\n";
+    loops_ << "    " << call << "\n    i += c1 - c0;\n  }\n";
+  }
+
+  // max_pool2d of contiguous float tensors through the kernel library.
+  bool MaxPoolLibrary(const Node* n, const Pool2dArgs& pa, const std::string& px, const std::string& py) {
+    const Value *x = n->input(0), *y = n->output();
+    if (!opts_.kernel_library || !pa.is_max || x->meta().dtype != DType::kFloat32 ||
+        y->meta().dtype != DType::kFloat32 || !x->meta().IsContiguous() || !y->meta().IsContiguous())
+      return false;
+    const auto &xs = x->meta().sizes, &ys = y->meta().sizes;
+    body_ << "  static const aot__conv_geom geom = {" << xs[1] << ", " << xs[2] << ", " << xs[3] << ", " << pa.k[0]
+          << ", " << pa.k[1] << ", " << pa.s[0] << ", " << pa.s[1] << ", " << pa.p[0] << ", " << pa.p[1] << ", "
+          << pa.d[0] << ", " << pa.d[1] << ", " << ys[2] << ", " << ys[3] << "};\n";
+    ChannelChunks(xs[0], xs[1], ys[2] * ys[3] * pa.k[0] * pa.k[1], "",
+                  "aot__max_pool2d_range(&geom, " + px + " + nb * " + std::to_string(x->meta().strides[0]) + ", " + py +
+                      " + nb * " + std::to_string(y->meta().strides[0]) + ", c0, c1);");
+    kl_used_ = true;
+    return true;
+  }
+
   // A library call was emitted and ran the matched epilogue in its store.
   void ConsumeEpilogue() {
     epilogue_consumed_ = kl_used_ = true;
@@ -961,16 +993,9 @@ class CEmitter final : public KernelLowering {
       AOT_ASSIGN_OR_RETURN(std::string pw, Ptr(w));
       AOT_ASSIGN_OR_RETURN(std::string ep, EpilogueDecl(pb, bias ? bias->meta().strides[0] : 0, 0,
                                                         "nb * " + std::to_string(yn), OHW, 1));
-      // (image, channel) pairs i = nb * C + c, in chunks of whole channels
-      // on the pool; each element is summed alike on any split.
-      const int64_t C = xs[1], total = xs[0] * C;
-      const bool split = SplitFirstLoop(total, OHW * ws[2] * ws[3], 1);
-      const std::string lo = split ? "lo" : "0", hi = split ? "hi" : std::to_string(total);
-      loops_ << "  for (int64_t i = " << lo << "; i < " << hi << ";) {\n"
-             << "    const int64_t nb = i / " << C << ", c0 = i % " << C << ", c1 = c0 + (" << hi << " - i) < " << C
-             << " ? c0 + (" << hi << " - i) : " << C << ";\n    const " << ep << "\n";
-      loops_ << "    aot__conv2d_depthwise_range(&geom, " << px << " + nb * " << xn << ", " << pw << ", " << py
-             << " + nb * " << yn << ", &ep, c0, c1);\n    i += c1 - c0;\n  }\n";
+      ChannelChunks(xs[0], xs[1], OHW * ws[2] * ws[3], "const " + ep,
+                    "aot__conv2d_depthwise_range(&geom, " + px + " + nb * " + std::to_string(xn) + ", " + pw + ", " +
+                        py + " + nb * " + std::to_string(yn) + ", &ep, c0, c1);");
       ConsumeEpilogue();
       return true;
     }
@@ -1065,6 +1090,7 @@ class CEmitter final : public KernelLowering {
     const std::vector<int64_t>&k = pa.k, &s = pa.s, &p = pa.p, &d = pa.d;
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    if (MaxPoolLibrary(n, pa, px, py)) return Status::Ok();
     const auto& xs = x->meta().sizes;
     const auto& xst = x->meta().strides;
     std::vector<std::string> v;

@@ -181,12 +181,8 @@ AOT__DW_INLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, cons
                                    const aot__epilogue* ep, int64_t c0, int64_t c1, int64_t KH, int64_t KW, int64_t SH,
                                    int64_t SW, int64_t DH, int64_t DW, float* xp) {
   const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
-  /* Interior columns [lo, hi): ow*SW - PW >= 0 and ow*SW - PW + (KW-1)*DW < W. */
-  int64_t lo = (PW + SW - 1) / SW, hi = 0;
-  if (W - 1 + PW - (KW - 1) * DW >= 0) hi = (W - 1 + PW - (KW - 1) * DW) / SW + 1;
-  if (hi > OW) hi = OW;
-  if (lo > OW) lo = OW;
-  if (hi < lo) hi = lo;
+  int64_t lo, hi;
+  aot__interior_cols(W, OW, KW, SW, PW, DW, &lo, &hi);
   /* Rows [oa, ob) have all kernel rows inside the image. */
   int64_t oa = (PH + SH - 1) / SH, ob = 0;
   if (H - 1 + PH - (KH - 1) * DH >= 0) ob = (H - 1 + PH - (KH - 1) * DH) / SH + 1;

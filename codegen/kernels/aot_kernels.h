@@ -162,6 +162,26 @@ AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, con
 AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* x, const float* w, float* y,
                                           const aot__epilogue* ep, int64_t c0, int64_t c1);
 
+/* The output columns [lo, hi) of a window sliding over W columns whose taps
+ * all lie inside the image: ow*SW - PW >= 0 and ow*SW - PW + (KW-1)*DW < W
+ * (depthwise convolution and pooling run them branch-free). */
+static inline void aot__interior_cols(int64_t W, int64_t OW, int64_t KW, int64_t SW, int64_t PW, int64_t DW,
+                                      int64_t* lo, int64_t* hi) {
+  int64_t l = (PW + SW - 1) / SW, h = 0;
+  if (W - 1 + PW - (KW - 1) * DW >= 0) h = (W - 1 + PW - (KW - 1) * DW) / SW + 1;
+  if (h > OW) h = OW;
+  if (l > OW) l = OW;
+  if (h < l) h = l;
+  *lo = l;
+  *hi = h;
+}
+
+/* Max pooling of one image's channels [c0, c1): g as for a convolution
+ * (C, H, W, window KH x KW, stride, padding, dilation, OH, OW; OH/OW as
+ * eager computes them, ceil_mode included). Taps outside the image are
+ * skipped (a window without one gives -inf); a NaN tap propagates. */
+AOT_KAPI void aot__max_pool2d_range(const aot__conv_geom* g, const float* x, float* y, int64_t c0, int64_t c1);
+
 #ifdef __cplusplus
 }
 #endif

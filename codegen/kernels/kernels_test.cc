@@ -5,6 +5,7 @@
 // CPU lacks reports itself skipped).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -339,6 +340,61 @@ TEST(Conv, DepthwiseMatchesNaive) {
     std::vector<float> parts(y.size(), NAN);
     for (int64_t c = 0; c < t.C; ++c) aot__conv2d_depthwise_range(&g, x.data(), w.data(), parts.data(), &ep, c, c + 1);
     EXPECT_EQ(0, std::memcmp(parts.data(), y.data(), y.size() * sizeof(float))) << "k=" << t.K << " s=" << t.S;
+  }
+}
+
+// Max pooling against a naive window max (taps outside the image skipped, a
+// NaN tap propagating): the specialised 3x3 windows at stride 1 and 2,
+// generic ones with dilation, ceil_mode's windows that run past the image
+// (OH, OW one more than floor mode), maps smaller than the window, and NaNs
+// in the interior and on the border. Channel ranges give the same bits.
+TEST(Pool, MaxPoolMatchesNaive) {
+  REQUIRE_ISA();
+  struct C {
+    int64_t C, H, W, KH, KW, S, P, D;
+    bool ceil;
+  };
+  const C cases[] = {{3, 14, 14, 3, 3, 1, 1, 1, false},  {2, 56, 57, 3, 3, 2, 1, 1, false},
+                     {2, 112, 112, 3, 3, 2, 0, 1, true}, {2, 13, 13, 3, 3, 2, 0, 1, true},
+                     {2, 7, 9, 2, 2, 2, 0, 1, false},    {2, 9, 10, 3, 2, 1, 1, 2, false},
+                     {1, 2, 3, 3, 3, 1, 1, 1, false},    {2, 33, 40, 5, 5, 3, 2, 1, true}};
+  for (const C& t : cases) {
+    aot__conv_geom g = Geom(t.C, t.H, t.W, t.KH, t.KW, t.S, t.P, t.D);
+    if (t.ceil) {  // eager's ceil_mode: one more window where it still starts inside the image or left padding
+      auto out = [&](int64_t n, int64_t k) {
+        int64_t o = (n + 2 * t.P - t.D * (k - 1) - 1 + t.S - 1) / t.S + 1;
+        if ((o - 1) * t.S >= n + t.P) --o;
+        return o;
+      };
+      g.OH = out(t.H, t.KH);
+      g.OW = out(t.W, t.KW);
+    }
+    std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 15);
+    x[static_cast<size_t>(t.W + 1) % x.size()] = NAN;  // near the top-left border
+    x[x.size() / 2] = NAN;                             // in the interior
+    std::vector<float> y(static_cast<size_t>(t.C * g.OH * g.OW), 7.f), parts(y.size(), 7.f);
+    aot__max_pool2d_range(&g, x.data(), y.data(), 0, t.C);
+    for (int64_t c = 0; c < t.C; ++c) aot__max_pool2d_range(&g, x.data(), parts.data(), c, c + 1);
+    for (int64_t c = 0; c < t.C; ++c)
+      for (int64_t oh = 0; oh < g.OH; ++oh)
+        for (int64_t ow = 0; ow < g.OW; ++ow) {
+          float want = -INFINITY;
+          bool nan = false;
+          for (int64_t kh = 0; kh < t.KH; ++kh)
+            for (int64_t kw = 0; kw < t.KW; ++kw) {
+              const int64_t ih = oh * t.S - t.P + kh * t.D, iw = ow * t.S - t.P + kw * t.D;
+              if (ih < 0 || ih >= t.H || iw < 0 || iw >= t.W) continue;
+              const float v = x[static_cast<size_t>((c * t.H + ih) * t.W + iw)];
+              nan |= v != v;
+              want = std::max(want, v);
+            }
+          const float got = y[static_cast<size_t>((c * g.OH + oh) * g.OW + ow)];
+          if (nan)
+            EXPECT_TRUE(got != got) << "NaN window, c=" << c << " oh=" << oh << " ow=" << ow << " k=" << t.KH;
+          else
+            EXPECT_EQ(got, want) << "c=" << c << " oh=" << oh << " ow=" << ow << " k=" << t.KH << " s=" << t.S;
+        }
+    EXPECT_EQ(0, std::memcmp(parts.data(), y.data(), y.size() * sizeof(float))) << "k=" << t.KH << " s=" << t.S;
   }
 }
 
