@@ -481,6 +481,33 @@ class Errors(unittest.TestCase):
         out = afx.reinplace(gm, x)
         self.assertTrue(torch.equal(out(x.clone()), f(x.clone())))
 
+    def test_passes_lib_equals_tool(self):
+        """libatenaot_passes.so (the passes in this process, what run_stage
+        uses when present) prints what atenaot-passes prints, at every stage,
+        and fails with the tool's error line and status."""
+        from atenaot import CompileError, _cli, _passes_lib
+        tool, lib = _cli.find_passes_tool(), _passes_lib.find_passes_lib()
+        self.assertIsNotNone(lib, "libatenaot_passes.so not found next to %s" % tool)
+
+        def f(x):
+            y = x.clone()
+            y[1:].add_(1)
+            return y.t().contiguous(), y.sum()
+        x = torch.randn(3, 4)
+        from atenaot.fx_ir import to_ir
+        text, _ = to_ir(make_fx(f)(x), (x,))
+        for stage in ("import", "functional", "functional-noviews", "reinplaced"):
+            got, log = _passes_lib.run_passes(lib, text, stage, time_passes=True)
+            self.assertEqual(got, _cli.run_cli(["--stage", stage, "-"], stdin=text, tool=tool), stage)
+            self.assertIn("time: verify", log)
+        for stage, bad in (("reinplaced", "graph @g(%x: f32[2]@s0) {\n  return %y\n}\n"), ("bogus", text)):
+            with self.assertRaises(CompileError) as want:
+                _cli.run_cli(["--stage", stage, "-"], stdin=bad, tool=tool)
+            with self.assertRaises(CompileError) as e:
+                _passes_lib.run_passes(lib, bad, stage)
+            self.assertEqual(e.exception.message, want.exception.message)
+            self.assertTrue(e.exception.message.startswith("atenaot: error:"), e.exception.message)
+
 
 if __name__ == "__main__":
     import junit_main

@@ -4,19 +4,13 @@
 // load LibTorch: what atenaot.fx's drop-in passes run per call.
 //
 //   atenaot-passes [--stage functional|functional-noviews|reinplaced] [--time-passes] [FILE|-]
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 #include <string>
-#include <vector>
 
-#include "ir/op_table.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
 #include "passes/pipeline.h"
-#include "tools/passes_tool/snapshot_schemas.h"
+#include "tools/passes_tool/passes_text.h"
 
 namespace atenaot {
 namespace {
@@ -60,7 +54,7 @@ int Main(int argc, char** argv) {
     path = a;
     have_path = true;
   }
-  StatusOr<Stage> stage = ParseStage(stage_name);
+  StatusOr<Stage> stage = ParseStage(stage_name);  // checked before reading stdin
   if (!stage.ok()) return Fail(stage.status().ToString(), 2);
   std::string text;
   if (path == "-") {
@@ -70,18 +64,10 @@ int Main(int argc, char** argv) {
     if (!f) return Fail("cannot open '" + path + "'", 1);
     text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
-  std::unique_ptr<OpTable> ops =
-      OpTable::FromSchemaStrings(std::vector<std::string>(kSnapshotSchemas, kSnapshotSchemas + kNumSnapshotSchemas));
-  auto g = ParseGraph(text, *ops);
-  if (!g.ok()) return Fail(g.status().WithContext("'" + path + "'").ToString(), 1);
-  if (!(*g)->weight_values().empty())
-    return Fail("'" + path + "' has weights; atenaot-passes takes graphs without weights (use atenaot dump)", 1);
-  PipelineOptions popts;
-  popts.context = path;
-  if (time_passes) popts.timing = &std::cerr;
-  Status s = RunPipeline(**g, *stage, *ops, popts);
-  if (!s.ok()) return Fail(s.ToString(), 1);
-  std::cout << PrintGraph(**g);
+  std::string out;
+  int code = RunPassesOnText(text, stage_name, time_passes, path, &out, std::cerr);
+  if (code != 0) return code;
+  std::cout << out;
   return std::cout ? 0 : Fail("failed writing the output", 1);
 }
 
