@@ -59,9 +59,23 @@ def _flat(out):
     return [out]
 
 
+def assert_fx_source(test, gm):
+    """gm's source (atenaot's fast code generation, _fx_codegen) is what
+    torch.fx's own CodeGen writes for its graph."""
+    from torch.fx.graph import CodeGen
+    cg = gm.graph._codegen
+    gm.graph.set_codegen(CodeGen())
+    try:
+        want = gm.graph.python_code(root_module="self").src
+    finally:
+        gm.graph.set_codegen(cg)
+    test.assertEqual(gm.code, want)
+
+
 class Base(unittest.TestCase):
     def assert_same_as_eager(self, gm, f, inputs, what):
         gm.graph.lint()  # from_ir builds the graph without linting it
+        assert_fx_source(self, gm)
         a, b = _clone(inputs), _clone(inputs)
         expected, actual = _flat(f(*a)), _flat(gm(*b))
         self.assertEqual(len(actual), len(expected), what)
@@ -413,6 +427,42 @@ class Conversion(Base):
         for want in ["%x_1: f32[3,4]{1,3}@s0", ": f32[2,4]{1,3}+1@s0", ": f32[4,2]{3,1}+1@s0",
                      "aten::add.Scalar(%t, 1, 1) : f32[4,2]@s1", ": f32[1,2,4]{2,1,3}+1@s0"]:
             self.assertIn(want, text)
+
+    def test_fast_codegen(self):
+        """The fast path is on for this torch, writes FX's source for what it
+        takes (the bench's chain: slices, scatters, scalars), and leaves any
+        other graph to FX (a dict argument, a call_method node, a typed
+        placeholder); edited results recompile to FX's source too."""
+        import operator
+        from atenaot import _fx_codegen
+        self.assertIsNotNone(_fx_codegen.codegen(), "the probe found the fast path differs from FX on this torch")
+
+        def f(x):
+            y = x * 1.0
+            for i in range(12):
+                y = y + x if i % 2 else y * 0.5
+                y[8:40:4].add_(1)
+            return y, y[0:8]
+        x = torch.randn(64)
+        out = afx.reinplace(make_fx(f)(x), x)
+        self.assertIsInstance(out.graph._codegen, _fx_codegen.AtenCodeGen)
+        self.assert_same_as_eager(out, f, [x], "chain")
+        g = out.graph
+        first = next(n for n in g.nodes if n.op == "call_function")
+        with g.inserting_after(first):
+            d = g.call_function(operator.getitem, ({"k": first},), {})
+            g.call_method("size", (first,))
+        d.args = ({"k": first}, "k")
+        out.recompile()
+        assert_fx_source(self, out)
+        self.assertIn("{'k': ", out.code)
+        g2 = torch.fx.Graph()
+        g2.set_codegen(_fx_codegen.AtenCodeGen())
+        p = g2.placeholder("x", type_expr=torch.Tensor)
+        g2.output(g2.call_function(torch.ops.aten.relu.default, (p,)))
+        gm2 = torch.fx.GraphModule(torch.nn.Module(), g2)
+        assert_fx_source(self, gm2)
+        self.assertIn("x : torch.Tensor", gm2.code)
 
     def test_fast_argument_reader(self):
         """The comma-split reader of flat argument lists reads what the

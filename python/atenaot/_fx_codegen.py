@@ -1,0 +1,189 @@
+"""FX's Python code generation, faster for graphs of ATen calls: the source of
+every GraphModule atenaot.fx returns is generated when it is built (and on
+every recompile), and FX's generic CodeGen spends ~12 us a node on it (a
+third of from_ir on large graphs).
+
+AtenCodeGen writes the same source as torch.fx's CodeGen, byte for byte, for
+graphs of placeholders, get_attr, ATen op overloads and operator.getitem whose
+arguments are nodes, plain constants and lists/tuples of them; any other graph
+goes to FX's own code. The fast path is used only where a probe graph's
+source equals FX's on the running torch (checked once per process), so a
+torch whose code generation differs gets FX's."""
+import dataclasses
+import operator
+
+import torch
+import torch.fx
+
+try:  # FX internals the fast path reproduces; without them it is off
+    from torch.fx.graph import CodeGen, _format_target, _is_from_torch
+    from torch.fx.node import _get_qualified_name
+except ImportError:  # pragma: no cover (other torch versions)
+    CodeGen = None
+
+_LEAF_TYPES = {int, float, bool, type(None), str, torch.dtype, torch.device, torch.layout, torch.memory_format}
+_Node = torch.fx.Node
+_QUALIFIED = {}  # id(op overload) -> (op, the name FX prints for it)
+
+
+def _callee(target):
+    """The text FX prints for calling target, or None (not a torch op)."""
+    hit = _QUALIFIED.get(id(target))
+    if hit is None:
+        name = None
+        if isinstance(target, torch._ops.OpOverload) and _is_from_torch(target) and target != torch.device:
+            name = _get_qualified_name(target)
+        hit = _QUALIFIED[id(target)] = (target, name)  # holding target keeps its id unique
+    return hit[1]
+
+
+def _simple(args, seen):
+    """Whether FX prints each of args as repr() of it, nodes as their names:
+    a node defined earlier, a constant, or a plain list/tuple of them."""
+    for a in args:
+        t = type(a)
+        if t is _Node:
+            if a not in seen:
+                return False
+        elif t not in _LEAF_TYPES:
+            if isinstance(a, _Node):
+                if a not in seen:
+                    return False
+            elif not (t is tuple or (isinstance(a, list) and t.__repr__ is list.__repr__)) or not _simple(a, seen):
+                return False
+    return True
+
+
+def _eligible(nodes):
+    seen = set()
+    for n in nodes:
+        if n.type is not None or n.meta.get("is_wrapped", False):
+            return False
+        if n.op == "placeholder":
+            if n.args or "*" in n.target:
+                return False
+        elif n.op == "call_function":
+            if n.target is operator.getitem:
+                if n.kwargs or len(n.args) != 2:
+                    return False
+            elif _callee(n.target) is None:
+                return False
+        elif n.op not in ("get_attr", "output"):
+            return False
+        if not (_simple(n.args, seen) and _simple(n.kwargs.values(), seen)):
+            return False
+        seen.add(n)
+    return True
+
+
+def _node_args(args, out):
+    """The nodes in args, in the order torch.fx.map_arg visits them."""
+    for a in args:
+        if isinstance(a, _Node):
+            out.append(a)
+        elif type(a) not in _LEAF_TYPES:  # a list or tuple (_eligible)
+            _node_args(a, out)
+    return out
+
+
+if CodeGen is not None:
+    class AtenCodeGen(CodeGen):
+        """torch.fx's CodeGen with a fast path (see the module comment)."""
+
+        def _gen_python_code(self, nodes, root_module, namespace, **kwargs):
+            nodes = list(nodes)  # walked three times
+            if not any(kwargs.values()) and getattr(self, "_body_transformer", None) is None and _eligible(nodes):
+                return _fast_python_code(self, nodes, root_module, namespace)
+            return super()._gen_python_code(nodes, root_module, namespace, **kwargs)
+
+
+def _fast_python_code(cg, nodes, root_module, namespace):
+    """What CodeGen._gen_python_code returns for eligible nodes."""
+    # FX's prologue state (its builtins in the namespace and the globals)
+    # from FX itself: its code for no nodes.
+    empty = CodeGen._gen_python_code(cg, [], root_module, namespace)
+    last_users = {}  # node -> the nodes whose last use it is, in FX's order
+    done = set()
+    for user in reversed(nodes):
+        for n in _node_args(user.kwargs.values(), _node_args(user.args, [])):
+            if n not in done:
+                done.add(n)
+                last_users.setdefault(user, []).append(n)
+    names = {}
+
+    def fmt(a):
+        if isinstance(a, _Node):
+            return names[a]
+        if isinstance(a, list):
+            return "[%s]" % ", ".join([fmt(e) for e in a])
+        if isinstance(a, tuple):
+            return "(%s,)" % fmt(a[0]) if len(a) == 1 else "(%s)" % ", ".join([fmt(e) for e in a])
+        return repr(a)
+
+    free_vars, body = [], []
+    for n in nodes:
+        op = n.op
+        if op != "output":
+            name = names[n] = namespace.create_name(n.name, n)
+        if op == "placeholder":
+            free_vars.append(n.target)
+            if n.target != name:
+                body.append("%s = %s\n" % (name, n.target))
+            continue
+        if op == "output":
+            body.append(cg.generate_output(n.args[0]) + "\n")  # repr() of nodes is FX's here
+            continue
+        if op == "get_attr":
+            line = "%s = %s" % (name, _format_target(root_module, n.target))
+        elif n.target is operator.getitem:
+            line = "%s = %s[%s]" % (name, fmt(n.args[0]), fmt(n.args[1]))
+        else:
+            args = ", ".join([names[a] if type(a) is _Node else fmt(a) for a in n.args])
+            kwargs = ", ".join(["%s = %s" % (k, fmt(v)) for k, v in n.kwargs.items()])
+            line = "%s = %s(%s)" % (name, _callee(n.target), "%s, %s" % (args, kwargs) if args and kwargs
+                                    else args or kwargs)
+        dead = last_users.get(n)
+        body.append(line + (";  %s = None\n" % " = ".join([names[d] for d in dead]) if dead else "\n"))
+    if not body:
+        body.append("pass\n")
+    prologue = cg.gen_fn_def(free_vars, "")
+    code = "\n".join("    " + line for line in "".join(body).split("\n"))
+    return dataclasses.replace(empty, src="\n\n\n%s\n%s" % (prologue, code))
+
+
+def _probe():
+    """Whether the fast path writes FX's source on this torch: one graph with
+    every kind of node and argument it takes, generated both ways."""
+    g = torch.fx.Graph()
+    x, y = g.placeholder("x"), g.placeholder("inf")  # "inf" is one of FX's globals: renamed
+    c = g.get_attr("sub.weight")
+    a = g.call_function(torch.ops.aten.add.Tensor, (x, c), {"alpha": 2.5})
+    s = g.call_function(torch.ops.aten.split.Tensor, (a, 2))
+    s0 = g.call_function(operator.getitem, (s, 0))
+    t = g.call_function(torch.ops.aten.cat.default, ([s0, y], -1))
+    z = g.call_function(torch.ops.aten.zeros.default, ([2, 3],), {"dtype": torch.float64, "device": torch.device("cpu"),
+                                                                  "layout": torch.strided, "pin_memory": None})
+    m = g.call_function(torch.ops.aten.clamp.default, (t, float("-inf"), float("nan")))
+    g.output((m, [z, s0], x))
+    want = g.python_code(root_module="self")
+    g.set_codegen(AtenCodeGen())
+    got = g.python_code(root_module="self")
+    return got.src == want.src and got.globals == want.globals and \
+        [f.name for f in dataclasses.fields(got)] == ["src", "globals"]
+
+
+_CHECKED = []
+
+
+def codegen():
+    """An AtenCodeGen for a new graph when its fast path is known to write FX's
+    source on this torch, else None (keep FX's CodeGen)."""
+    if not _CHECKED:
+        ok = False
+        if CodeGen is not None:
+            try:
+                ok = _probe()
+            except Exception:  # any difference in FX's internals: use FX's code
+                ok = False
+        _CHECKED.append(ok)
+    return AtenCodeGen() if _CHECKED[0] else None
