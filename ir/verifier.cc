@@ -73,6 +73,7 @@ Status CheckTree(const OutputTree& t, size_t n_flat, std::vector<int>* seen) {
 
 Status VerifyGraph(const Graph& g, const VerifyOptions& opts) {
   std::unordered_set<const Value*> defined;
+  defined.reserve(g.inputs().size() + g.weight_values().size() + 2 * static_cast<size_t>(g.num_nodes()));
   for (const Value* v : g.inputs()) {
     AOT_RETURN_IF_ERROR(CheckMeta(v->meta(), "input %" + v->name()));
     defined.insert(v);
@@ -127,9 +128,17 @@ Status VerifyGraph(const Graph& g, const VerifyOptions& opts) {
           return InvalidArgument(arg_where() + ": literal " + a.literal.ToString() + " does not fit type " + t.raw);
       }
     }
-    for (const Value* v : n->InputValues())
-      if (!defined.count(v))
-        return InvalidArgument(DescribeNode(n) + ": uses %" + v->name() + " before its definition");
+    // The args, not InputValues(): no vector built per node.
+    auto check_defined = [&](const Value* v) {
+      return defined.count(v) ? Status::Ok()
+                              : InvalidArgument(DescribeNode(n) + ": uses %" + v->name() + " before its definition");
+    };
+    for (const Arg& a : n->args()) {
+      if (a.kind == Arg::Kind::kValue) AOT_RETURN_IF_ERROR(check_defined(a.value));
+      if (a.kind == Arg::Kind::kValueList)
+        for (const Value* v : a.list)
+          if (v) AOT_RETURN_IF_ERROR(check_defined(v));
+    }
     bool list_ret = op.schema.returns.size() == 1 && op.schema.returns[0].type.list;
     if (list_ret != n->list_output())
       return InvalidArgument(DescribeNode(n) + (list_ret
