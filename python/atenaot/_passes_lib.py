@@ -50,15 +50,18 @@ def _lib(path):
     return lib
 
 
-def run_passes(path, text, stage, time_passes=False):
+_TIME, _VERIFY_ENDS_ONLY = 1, 2  # atenaot_passes_run's flags (passes_lib.cc)
+
+
+def run_passes(path, text, stage, time_passes=False, verify_ends_only=False):
     """(IR text, what the tool would print on stderr): `atenaot-passes --stage
-    STAGE -` on text, in this process. Raises CompileError with the tool's
-    one-line message where it fails."""
+    STAGE [--time-passes] [--verify-ends-only] -` on text, in this process.
+    Raises CompileError with the tool's one-line message where it fails."""
     lib = _lib(path)
     data = text.encode()
     out, err = ctypes.c_void_p(), ctypes.c_void_p()
-    code = lib.atenaot_passes_run(data, len(data), stage.encode(), 1 if time_passes else 0,
-                                  ctypes.byref(out), ctypes.byref(err))
+    flags = (_TIME if time_passes else 0) | (_VERIFY_ENDS_ONLY if verify_ends_only else 0)
+    code = lib.atenaot_passes_run(data, len(data), stage.encode(), flags, ctypes.byref(out), ctypes.byref(err))
     try:
         result = ctypes.string_at(out.value).decode() if out.value else ""
         log = ctypes.string_at(err.value).decode() if err.value else ""
@@ -67,5 +70,5 @@ def run_passes(path, text, stage, time_passes=False):
         lib.atenaot_passes_free(err)
     if code != 0:
         line = _error_line(log) or ("atenaot-passes failed with status %d" % code)
-        raise CompileError(line, [path, "--stage", stage, "-"], log)
+        raise CompileError(line, [path, "--stage", stage] + ["--verify-ends-only"] * verify_ends_only + ["-"], log)
     return result, log

@@ -549,7 +549,10 @@ class Errors(unittest.TestCase):
         for stage in ("import", "functional", "functional-noviews", "reinplaced"):
             got, log = _passes_lib.run_passes(lib, text, stage, time_passes=True)
             self.assertEqual(got, _cli.run_cli(["--stage", stage, "-"], stdin=text, tool=tool), stage)
-            self.assertIn("time: verify", log)
+            self.assertEqual(log.count("time: verify"), len([l for l in log.splitlines() if "verify" not in l]) + 1)
+            ends, log = _passes_lib.run_passes(lib, text, stage, time_passes=True, verify_ends_only=True)
+            self.assertEqual(ends, got, stage)
+            self.assertEqual(log.count("time: verify"), 1 if stage == "import" else 2, log)
         for stage, bad in (("reinplaced", "graph @g(%x: f32[2]@s0) {\n  return %y\n}\n"), ("bogus", text)):
             with self.assertRaises(CompileError) as want:
                 _cli.run_cli(["--stage", stage, "-"], stdin=bad, tool=tool)

@@ -21,17 +21,23 @@ char* CopyOut(const std::string& s) {
 
 extern "C" {
 
-// atenaot-passes --stage STAGE [--time-passes] on the `len` bytes at `text`:
+// Flags for atenaot_passes_run: the tool's --time-passes, --verify-ends-only.
+enum { kAtenaotPassesTime = 1, kAtenaotPassesVerifyEndsOnly = 2 };
+
+// atenaot-passes --stage STAGE [flags] on the `len` bytes at `text`:
 // returns the tool's exit status (0; 1 bad input; 2 bad stage; 3 internal
 // error or out of memory). *out is the resulting IR (empty on failure), *err
 // what the tool prints on stderr (the error line, the timing lines); both are
 // freed with atenaot_passes_free (either is NULL only when out of memory).
-int atenaot_passes_run(const char* text, size_t len, const char* stage, int time_passes, char** out, char** err) {
+int atenaot_passes_run(const char* text, size_t len, const char* stage, int flags, char** out, char** err) {
   std::string result;
   std::ostringstream log;
   int code = 3;
   try {
-    code = atenaot::RunPassesOnText(std::string(text, len), stage, time_passes != 0, "-", &result, log);
+    atenaot::TextPassOptions opts;
+    opts.time_passes = (flags & kAtenaotPassesTime) != 0;
+    opts.verify_ends_only = (flags & kAtenaotPassesVerifyEndsOnly) != 0;
+    code = atenaot::RunPassesOnText(std::string(text, len), stage, opts, "-", &result, log);
   } catch (const std::exception& e) {  // must not unwind into the caller (Python's ctypes)
     log << "atenaot: error: internal error: " << e.what() << "\n";
   }

@@ -3,7 +3,8 @@
 // snapshot), so it starts in milliseconds where the full CLI needs seconds to
 // load LibTorch: what atenaot.fx's drop-in passes run per call.
 //
-//   atenaot-passes [--stage functional|functional-noviews|reinplaced] [--time-passes] [FILE|-]
+//   atenaot-passes [--stage functional|functional-noviews|reinplaced] [--time-passes] [--verify-ends-only]
+//                  [FILE|-]
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -16,11 +17,13 @@ namespace atenaot {
 namespace {
 
 const char kUsage[] =
-    "usage: atenaot-passes [--stage STAGE] [--time-passes] [FILE|-]\n"
+    "usage: atenaot-passes [--stage STAGE] [--time-passes] [--verify-ends-only] [FILE|-]\n"
     "Reads atenaot IR text (FILE, or stdin for - or none), runs the passes up to STAGE\n"
     "(import, functional, functional-noviews, reinplaced; default reinplaced) and prints\n"
     "the resulting IR. Graphs with weights are not taken (no .weights file is read).\n"
     "--time-passes prints 'time: PASS MS ms' lines on stderr, as atenaot does.\n"
+    "--verify-ends-only runs the verifier on the input and after the last pass only\n"
+    "(default: after every pass too).\n"
     "Errors: one line 'atenaot: error: ...' on stderr, exit status 1 (2 for bad usage).\n";
 
 int Fail(const std::string& msg, int code) {
@@ -30,7 +33,8 @@ int Fail(const std::string& msg, int code) {
 
 int Main(int argc, char** argv) {
   std::string stage_name = "reinplaced", path = "-";
-  bool have_path = false, time_passes = false;
+  bool have_path = false;
+  TextPassOptions opts;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -46,7 +50,11 @@ int Main(int argc, char** argv) {
       continue;
     }
     if (a == "--time-passes") {
-      time_passes = true;
+      opts.time_passes = true;
+      continue;
+    }
+    if (a == "--verify-ends-only") {
+      opts.verify_ends_only = true;
       continue;
     }
     if (a.size() > 1 && a[0] == '-' && a != "-") return Fail("unknown option '" + a + "' (see --help)", 2);
@@ -65,7 +73,7 @@ int Main(int argc, char** argv) {
     text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
   std::string out;
-  int code = RunPassesOnText(text, stage_name, time_passes, path, &out, std::cerr);
+  int code = RunPassesOnText(text, stage_name, opts, path, &out, std::cerr);
   if (code != 0) return code;
   std::cout << out;
   return std::cout ? 0 : Fail("failed writing the output", 1);

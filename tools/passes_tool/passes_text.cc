@@ -28,7 +28,7 @@ int Fail(std::ostream& err, const std::string& msg, int code) {
 
 }  // namespace
 
-int RunPassesOnText(const std::string& text, const std::string& stage_name, bool time_passes,
+int RunPassesOnText(const std::string& text, const std::string& stage_name, const TextPassOptions& opts,
                     const std::string& context, std::string* out, std::ostream& err) {
   StatusOr<Stage> stage = ParseStage(stage_name);
   if (!stage.ok()) return Fail(err, stage.status().ToString(), 2);
@@ -40,7 +40,8 @@ int RunPassesOnText(const std::string& text, const std::string& stage_name, bool
                 1);
   PipelineOptions popts;
   popts.context = context;
-  if (time_passes) popts.timing = &err;
+  if (opts.time_passes) popts.timing = &err;
+  popts.verify_ends_only = opts.verify_ends_only;
   Status s = RunPipeline(**g, *stage, ops, popts);
   if (!s.ok()) return Fail(err, s.ToString(), 1);
   *out = PrintGraph(**g);

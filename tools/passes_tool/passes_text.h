@@ -8,12 +8,16 @@
 
 namespace atenaot {
 
+struct TextPassOptions {
+  bool time_passes = false;       // "time: PASS MS ms" lines to `err`
+  bool verify_ends_only = false;  // PipelineOptions::verify_ends_only
+};
+
 // Runs the pipeline up to `stage` on the IR `text`. Returns 0 with the
 // resulting IR in *out, or the tool's exit status (1 bad input, 2 bad stage)
-// with one line "atenaot: error: ..." written to `err`. With time_passes,
-// "time: PASS MS ms" lines go to `err` too. `context` names the input in
-// errors (a path, or "-").
-int RunPassesOnText(const std::string& text, const std::string& stage, bool time_passes, const std::string& context,
-                    std::string* out, std::ostream& err);
+// with one line "atenaot: error: ..." written to `err`. `context` names the
+// input in errors (a path, or "-").
+int RunPassesOnText(const std::string& text, const std::string& stage, const TextPassOptions& opts,
+                    const std::string& context, std::string* out, std::ostream& err);
 
 }  // namespace atenaot
