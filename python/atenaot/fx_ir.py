@@ -272,9 +272,11 @@ def _run_node(gm, n, env, inputs):
     if n.op == "call_function":
         args = [env[a] if isinstance(a, torch.fx.Node) else _load(a, env) if isinstance(a, _AGGREGATES) else a
                 for a in n.args]
+        # An op overload's C++ operator directly, without its Python __call__ frame.
+        fn = n.target._op if type(n.target) is torch._ops.OpOverload else n.target
         if not n.kwargs:
-            return n.target(*args)
-        return n.target(*args, **{k: _load(v, env) for k, v in n.kwargs.items()})
+            return fn(*args)
+        return fn(*args, **{k: _load(v, env) for k, v in n.kwargs.items()})
     if n.op == "placeholder":
         if n.target.startswith("*"):
             return list(inputs)
@@ -323,10 +325,14 @@ def to_ir(gm, sample_args):
             extra.append(n.target)
     ret = None
     reshape_alias = torch.ops.aten._reshape_alias.default
+    # Per node below: locals for what every node looks up, and node
+    # arguments named without a call.
+    node_type, type_of, literal, op_infos, append = torch.fx.Node, types.type_of, _literal, _OP_INFO, body.append
     for n in nodes:
-        if n.op in ("placeholder", "get_attr"):
+        op = n.op
+        if op == "placeholder" or op == "get_attr":
             continue
-        if n.op == "output":
+        if op == "output":
             ret = _tree(n.args[0], names, "the output")
             continue
         if n.target is operator.getitem:
@@ -335,7 +341,8 @@ def to_ir(gm, sample_args):
                 raise IRError("node %s: getitem of something that is not an op's result list" % n.name)
             names[n] = names[(src, idx)]
             continue
-        info = _op_info(n.target)
+        hit = op_infos.get(id(n.target))
+        info = hit[1] if hit is not None else _op_info(n.target)
         target, vals = _scalar_overload(n.target, info, _schema_args(n, info))
         if target is reshape_alias:
             # make_fx's reshape-as-a-view: the strides it carries are what view computes
@@ -345,21 +352,21 @@ def to_ir(gm, sample_args):
         if target is not n.target:
             info = _op_info(target)
         v = values[n]
-        sargs = ", ".join([_literal(a, names, n) for a in vals])
+        sargs = ", ".join([names[a] if type(a) is node_type and a in names else literal(a, names, n) for a in vals])
         if info.returns == "one":
             rs = [fresh(n.name)]
             names[n] = rs[0]
-            tys = types.type_of(v, n.name)
+            tys = type_of(v, n.name)
         elif info.returns == "none":
             raise IRError("node %s: %s returns nothing" % (n.name, info.name))
         else:
             rs = [fresh("%s_%d" % (n.name, i)) for i in range(len(v))]
             for i, r in enumerate(rs):
                 names[(n, i)] = r
-            tys = ", ".join(types.type_of(x, n.name) for x in v)
+            tys = ", ".join(type_of(x, n.name) for x in v)
             if info.returns == "list":
                 tys = "[%s]" % tys
-        body.append("  %s = %s(%s) : %s" % (", ".join(rs), info.name, sargs, tys))
+        append("  %s = %s(%s) : %s" % (", ".join(rs), info.name, sargs, tys))
     text = "graph @forward(%s) {\n%s\n  return %s\n}\n" % (", ".join(inputs), "\n".join(body), ret)
     return text, extra
 
