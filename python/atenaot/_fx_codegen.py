@@ -9,14 +9,17 @@ arguments are nodes, plain constants and lists/tuples of them; any other graph
 goes to FX's own code. The fast path is used only where a probe graph's
 source equals FX's on the running torch (checked once per process), so a
 torch whose code generation differs gets FX's."""
+import builtins
 import dataclasses
+import keyword
 import operator
+import re
 
 import torch
 import torch.fx
 
 try:  # FX internals the fast path reproduces; without them it is off
-    from torch.fx.graph import CodeGen, _format_target, _is_from_torch
+    from torch.fx.graph import CodeGen, _custom_builtins, _format_target, _is_from_torch
     from torch.fx.node import _get_qualified_name
 except ImportError:  # pragma: no cover (other torch versions)
     CodeGen = None
@@ -76,6 +79,42 @@ def _eligible(nodes):
     return True
 
 
+# A name _Namespace.create_name returns as it is in a namespace without it:
+# an identifier whose numeric suffix, if any, is written as int() writes it.
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_NAME_SUFFIX = re.compile(r"(.*)_(\d+)\Z")
+_KEYWORDS = frozenset(keyword.kwlist)
+# The state torch 1.13's _Namespace keeps; another layout (later torch keeps
+# counts per base name) gets create_name for every node.
+_NAMESPACE_FIELDS = {"_obj_to_name", "_unassociated_names", "_used_names", "_illegal_char_regex",
+                     "_name_suffix_regex"}
+
+
+def _create_names(namespace, nodes):
+    """node -> namespace.create_name(node.name, node), in node order, with its
+    effect on the namespace; a plain name not taken yet is entered as
+    create_name enters it (create_name itself costs ~4 us a call: a regex,
+    a list scan for keywords)."""
+    create = namespace.create_name
+    if set(vars(namespace)) != _NAMESPACE_FIELDS:
+        return {n: create(n.name, n) for n in nodes}
+    used, named, out = namespace._used_names, namespace._obj_to_name, {}
+    reserved = builtins.__dict__
+    for n in nodes:
+        c = n.name
+        if c in used or n in named or not _PLAIN_NAME.match(c) or c in _KEYWORDS or c in reserved \
+                or c in _custom_builtins:
+            out[n] = create(c, n)
+            continue
+        m = _NAME_SUFFIX.match(c)
+        if m is not None and str(int(m.group(2))) != m.group(2):  # "x_01" becomes "x_1"
+            out[n] = create(c, n)
+            continue
+        used.setdefault(c, 0)
+        named[n] = out[n] = c
+    return out
+
+
 def _node_args(args, out):
     """The nodes in args, in the order torch.fx.map_arg visits them."""
     for a in args:
@@ -109,7 +148,7 @@ def _fast_python_code(cg, nodes, root_module, namespace):
             if n not in done:
                 done.add(n)
                 last_users.setdefault(user, []).append(n)
-    names = {}
+    names = _create_names(namespace, [n for n in nodes if n.op != "output"])
 
     def fmt(a):
         if isinstance(a, _Node):
@@ -124,7 +163,7 @@ def _fast_python_code(cg, nodes, root_module, namespace):
     for n in nodes:
         op = n.op
         if op != "output":
-            name = names[n] = namespace.create_name(n.name, n)
+            name = names[n]
         if op == "placeholder":
             free_vars.append(n.target)
             if n.target != name:
@@ -165,6 +204,7 @@ def _probe():
                                                                   "layout": torch.strided, "pin_memory": None})
     m = g.call_function(torch.ops.aten.clamp.default, (t, float("-inf"), float("nan")))
     g.output((m, [z, s0], x))
+    m.name, s0.name, t.name = "max", "part_01", "nan"  # set directly: a builtin, "part_1", one of FX's globals
     want = g.python_code(root_module="self")
     g.set_codegen(AtenCodeGen())
     got = g.python_code(root_module="self")
