@@ -9,8 +9,9 @@ Both run per node, on graphs of thousands of nodes: schema facts are read
 once per op, the sample run skips torch.fx.Interpreter's per-node machinery,
 and from_ir reads flat argument lists without the tokenizer. from_ir builds a
 new graph rather than editing a copy of gm's: copying a graph costs about
-what building it does, and most nodes change in reinplace anyway. What is
-left is mostly FX's own node creation and GraphModule code generation."""
+what building it does, and most nodes change in reinplace anyway. The new
+graph's Python source is written by _fx_codegen (FX's source, faster). What is
+left is mostly FX's own node creation and Python's compile of that source."""
 import math
 import operator
 import re
