@@ -40,43 +40,52 @@ def _callee(target):
     return hit[1]
 
 
-def _simple(args, seen):
-    """Whether FX prints each of args as repr() of it, nodes as their names:
-    a node defined earlier, a constant, or a plain list/tuple of them."""
+def _collect(args, out):
+    """Appends the nodes in args to out, in the order torch.fx.map_arg visits
+    them; False where FX would not print each of args as repr() of it (nodes
+    as their names): only nodes, constants and plain lists/tuples of them."""
     for a in args:
         t = type(a)
         if t is _Node:
-            if a not in seen:
-                return False
-        elif t not in _LEAF_TYPES:
-            if isinstance(a, _Node):
-                if a not in seen:
-                    return False
-            elif not (t is tuple or (isinstance(a, list) and t.__repr__ is list.__repr__)) or not _simple(a, seen):
-                return False
+            out.append(a)
+        elif t in _LEAF_TYPES:
+            continue
+        elif isinstance(a, _Node):
+            out.append(a)
+        elif not (t is tuple or (isinstance(a, list) and t.__repr__ is list.__repr__)) or not _collect(a, out):
+            return False
     return True
 
 
-def _eligible(nodes):
-    seen = set()
-    for n in nodes:
+def _last_uses(nodes):
+    """node -> the nodes whose last use it is, in the order FX frees them;
+    None where the fast path does not write FX's source for the nodes."""
+    every, later, done, last_users = set(nodes), set(), set(), {}
+    for n in reversed(nodes):
         if n.type is not None or n.meta.get("is_wrapped", False):
-            return False
+            return None
         if n.op == "placeholder":
             if n.args or "*" in n.target:
-                return False
+                return None
         elif n.op == "call_function":
             if n.target is operator.getitem:
                 if n.kwargs or len(n.args) != 2:
-                    return False
+                    return None
             elif _callee(n.target) is None:
-                return False
+                return None
         elif n.op not in ("get_attr", "output"):
-            return False
-        if not (_simple(n.args, seen) and _simple(n.kwargs.values(), seen)):
-            return False
-        seen.add(n)
-    return True
+            return None
+        later.add(n)
+        uses = []
+        if not (_collect(n.args, uses) and _collect(n.kwargs.values(), uses)):
+            return None
+        for u in uses:
+            if u not in every or u in later:  # not defined above n: FX would name it out of order
+                return None
+            if u not in done:
+                done.add(u)
+                last_users.setdefault(n, []).append(u)
+    return last_users
 
 
 # A name _Namespace.create_name returns as it is in a namespace without it:
@@ -115,39 +124,24 @@ def _create_names(namespace, nodes):
     return out
 
 
-def _node_args(args, out):
-    """The nodes in args, in the order torch.fx.map_arg visits them."""
-    for a in args:
-        if isinstance(a, _Node):
-            out.append(a)
-        elif type(a) not in _LEAF_TYPES:  # a list or tuple (_eligible)
-            _node_args(a, out)
-    return out
-
-
 if CodeGen is not None:
     class AtenCodeGen(CodeGen):
         """torch.fx's CodeGen with a fast path (see the module comment)."""
 
         def _gen_python_code(self, nodes, root_module, namespace, **kwargs):
-            nodes = list(nodes)  # walked three times
-            if not any(kwargs.values()) and getattr(self, "_body_transformer", None) is None and _eligible(nodes):
-                return _fast_python_code(self, nodes, root_module, namespace)
+            if not any(kwargs.values()) and getattr(self, "_body_transformer", None) is None:
+                nodes = list(nodes)  # walked twice
+                last_users = _last_uses(nodes)
+                if last_users is not None:
+                    return _fast_python_code(self, nodes, last_users, root_module, namespace)
             return super()._gen_python_code(nodes, root_module, namespace, **kwargs)
 
 
-def _fast_python_code(cg, nodes, root_module, namespace):
-    """What CodeGen._gen_python_code returns for eligible nodes."""
+def _fast_python_code(cg, nodes, last_users, root_module, namespace):
+    """What CodeGen._gen_python_code returns for nodes _last_uses takes."""
     # FX's prologue state (its builtins in the namespace and the globals)
     # from FX itself: its code for no nodes.
     empty = CodeGen._gen_python_code(cg, [], root_module, namespace)
-    last_users = {}  # node -> the nodes whose last use it is, in FX's order
-    done = set()
-    for user in reversed(nodes):
-        for n in _node_args(user.kwargs.values(), _node_args(user.args, [])):
-            if n not in done:
-                done.add(n)
-                last_users.setdefault(user, []).append(n)
     names = _create_names(namespace, [n for n in nodes if n.op != "output"])
 
     def fmt(a):

@@ -463,6 +463,14 @@ class Conversion(Base):
         gm2 = torch.fx.GraphModule(torch.nn.Module(), g2)
         assert_fx_source(self, gm2)
         self.assertIn("x : torch.Tensor", gm2.code)
+        g3 = torch.fx.Graph()  # a use above its definition: FX names it where it is used
+        g3.set_codegen(_fx_codegen.AtenCodeGen())
+        p = g3.placeholder("x")
+        a = g3.call_function(torch.ops.aten.neg.default, (p,))
+        b = g3.call_function(torch.ops.aten.relu.default, (p,))
+        a.args = (b,)
+        g3.output(a)
+        assert_fx_source(self, torch.fx.GraphModule(torch.nn.Module(), g3))
 
     def test_fast_argument_reader(self):
         """The comma-split reader of flat argument lists reads what the
