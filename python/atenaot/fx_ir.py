@@ -593,10 +593,16 @@ def from_ir(text, gm, extra):
         if line.startswith("return"):
             g.output(_parse_tree(line[len("return"):].strip(), env))
             continue
-        m = _LINE.match(line)
-        if not m:
-            raise IRError("cannot read atenaot IR line %r" % line)
-        res, op_name, arg_text, types = m.groups()
+        # Split with str methods where the op was read before (the regex's
+        # groups exactly: the first " = ", the first "(", the last ") : ").
+        res, eq, rest = line.partition(" = ")
+        call, colon, types = rest.rpartition(") : ")
+        op_name, paren, arg_text = call.partition("(")
+        if not (eq and colon and paren and op_name in ir_ops):
+            m = _LINE.match(line)
+            if not m:
+                raise IRError("cannot read atenaot IR line %r" % line)
+            res, op_name, arg_text, types = m.groups()
         results = [r.strip() for r in res.split(",")] if "," in res else [res]
         op = ir_ops.get(op_name) or _ir_op(op_name)
         args, kwargs = op.fx_args(_parse_args(arg_text, line, atoms, env))
