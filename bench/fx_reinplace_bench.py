@@ -16,11 +16,12 @@ sensitive to a busy machine than wall time):
            (default 4,000; 16k nodes took PyTorch 262 s in issue 19).
   atenaot: atenaot.fx.reinplace(gm, x) end to end, what a Python user pays
            (the median of 5 calls, each on a fresh copy): FX -> IR text
-           (with one real run for the alias metadata), the passes process
-           (`atenaot-passes`, LibTorch-free; `atenaot dump` where it is not
+           (with one real run for the alias metadata), the passes
+           (LibTorch-free: libatenaot_passes.so in this process; the
+           `atenaot-passes` process, or `atenaot dump`, where it is not
            built), IR text -> FX (GraphModule code generation included).
-           Then its steps once more, each timed: to_ir / tool / pass /
-           from_ir; *pass* is the tool's own `time: reinplace` line
+           Then its steps once more, each timed: to_ir / passes / pass /
+           from_ir; *pass* is the passes' own `time: reinplace` line
            (--time-passes).
 Every result is run on x and compared with the original graph's output.
 
@@ -47,7 +48,7 @@ import torch  # noqa: E402
 from torch.fx.passes.reinplace import reinplace as torch_reinplace  # noqa: E402
 
 import _common  # noqa: E402
-from atenaot import _cli, fx_ir  # noqa: E402
+from atenaot import _cli, _passes_lib, fx_ir  # noqa: E402
 from atenaot import fx as atenaot_fx  # noqa: E402
 
 aten = torch.ops.aten
@@ -123,16 +124,24 @@ def atenaot_total(nodes, x, runs=5):
 
 
 def atenaot_steps(cli, gm, x):
-    """atenaot.fx.reinplace's steps, each timed: (gm, to_ir s, cli s, pass s, from_ir s)."""
+    """atenaot.fx.reinplace's steps, each timed, the passes run as it runs
+    them: (gm, to_ir s, passes s, pass s, from_ir s)."""
     t0 = time.perf_counter()
     text, extra = fx_ir.to_ir(gm, (x,))
     t1 = time.perf_counter()
+    lib = _passes_lib.find_passes_lib()
+    if lib:
+        out_text, log = _passes_lib.run_passes(lib, text, "reinplaced", time_passes=True, verify_ends_only=True)
+        t2 = time.perf_counter()
+        out = fx_ir.from_ir(out_text, gm, extra)
+        t3 = time.perf_counter()
+        return out, t1 - t0, t2 - t1, float(TIME_RE.findall(log)[0]) / 1e3, t3 - t2
     with tempfile.TemporaryDirectory(prefix="fx_bench_") as d:
         path = os.path.join(d, "g.ir")
         with open(path, "w") as f:
             f.write(text)
         tool = _cli.find_passes_tool()
-        cmd = [tool, "--stage", "reinplaced", "--time-passes", path] if tool else \
+        cmd = [tool, "--stage", "reinplaced", "--time-passes", "--verify-ends-only", path] if tool else \
             [cli, "dump", path, "--stage", "reinplaced", "--time-passes"]
         p = subprocess.run(cmd,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
@@ -166,7 +175,7 @@ def main():
         assert torch.allclose(ours(x.clone()), expected), "atenaot's result differs at %d nodes" % n
         steps, to_ir_s, cli_s, pass_s, from_ir_s = atenaot_steps(cli, chain_graph(nodes), x)
         assert torch.allclose(steps(x.clone()), expected), "atenaot's steps differ at %d nodes" % n
-        row = {"nodes": n, "at_total": total, "at_cpu": total_cpu,
+        row = {"nodes": n, "at_total": total, "at_cpu": total_cpu, "runner": runner(),
                "to_ir": to_ir_s, "cli": cli_s, "pass": pass_s, "from_ir": from_ir_s,
                "at_inplace": count(ours, inplace), "at_alloc": count(ours, allocating)}
         if n <= args.torch_max:
@@ -178,6 +187,13 @@ def main():
     elapsed = time.perf_counter() - start
     write(args, rows, elapsed, load_before, os.getloadavg()[0])
     print("whole script %.0f s; wrote %s" % (elapsed, args.out))
+
+
+def runner():
+    """How atenaot.fx ran the passes in this run."""
+    if _passes_lib.find_passes_lib():
+        return "libatenaot_passes.so, in process"
+    return "the atenaot-passes process" if _cli.find_passes_tool() else "the `atenaot dump` process"
 
 
 def fmt(s):
@@ -200,11 +216,13 @@ def write(args, rows, elapsed, load_before, load_after):
         "slice + add + slice_scatter). torch's pass runs up to %s nodes only (quadratic)." % format(args.torch_max, ","),
         "*atenaot total* is `atenaot.fx.reinplace` end to end, the median of 5 calls (torch: 1 call); *CPU* "
         "counts this process and the tool's (getrusage), less sensitive to a busy machine than wall time. "
-        "*to_ir*, *tool* (`atenaot-passes`, process start included), *pass* (atenaot's reinplace pass alone, "
-        "inside the tool) and *from_ir* (GraphModule code generation included) are wall times of one more call "
-        "of the same steps. Both results equal the original graph's output on x.",
+        "*to_ir*, *passes* (parse, pipeline and print, run by %s), *pass* (atenaot's reinplace pass alone, "
+        "inside them) and *from_ir* (GraphModule code generation included) are wall times of one more call "
+        "of the same steps. Once per process atenaot.fx loads the library, parses its op table and checks its "
+        "code generation against FX's: in the first call at the smallest size (one of the five of its median). "
+        "Both results equal the original graph's output on x." % rows[0]["runner"],
         "",
-        "| nodes | torch s | atenaot total s | to_ir | tool | pass | from_ir | torch / atenaot total "
+        "| nodes | torch s | atenaot total s | to_ir | passes | pass | from_ir | torch / atenaot total "
         "| torch CPU s | atenaot CPU s | torch / atenaot CPU | torch / pass "
         "| in-place ops torch / atenaot | allocating ops torch / atenaot |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",

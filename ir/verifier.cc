@@ -43,12 +43,19 @@ bool LiteralFits(const SchemaType& t, const Literal& l) {
   }
 }
 
-Status CheckMeta(const TensorMeta& m, const std::string& what) {
-  if (m.sizes.size() != m.strides.size()) return InvalidArgument(what + ": sizes and strides differ in rank");
+// What is wrong with m, or nullptr: callers build the value's description
+// only when there is a problem.
+const char* MetaProblem(const TensorMeta& m) {
+  if (m.sizes.size() != m.strides.size()) return "sizes and strides differ in rank";
   for (int64_t s : m.sizes)
-    if (s < 0) return InvalidArgument(what + ": negative size");
-  if (m.offset < 0) return InvalidArgument(what + ": negative storage offset");
-  return Status::Ok();
+    if (s < 0) return "negative size";
+  if (m.offset < 0) return "negative storage offset";
+  return nullptr;
+}
+
+Status CheckMeta(const TensorMeta& m, const std::string& what) {
+  const char* problem = MetaProblem(m);
+  return problem ? InvalidArgument(what + ": " + problem) : Status::Ok();
 }
 
 Status CheckTree(const OutputTree& t, size_t n_flat, std::vector<int>* seen) {
@@ -66,6 +73,7 @@ Status CheckTree(const OutputTree& t, size_t n_flat, std::vector<int>* seen) {
 
 Status VerifyGraph(const Graph& g, const VerifyOptions& opts) {
   std::unordered_set<const Value*> defined;
+  defined.reserve(g.inputs().size() + g.weight_values().size() + 2 * static_cast<size_t>(g.num_nodes()));
   for (const Value* v : g.inputs()) {
     AOT_RETURN_IF_ERROR(CheckMeta(v->meta(), "input %" + v->name()));
     defined.insert(v);
@@ -98,27 +106,39 @@ Status VerifyGraph(const Graph& g, const VerifyOptions& opts) {
     for (size_t i = 0; i < sargs.size(); ++i) {
       const Arg& a = n->args()[i];
       const SchemaType& t = sargs[i].type;
-      std::string arg_where = DescribeNode(n) + ", argument " + std::to_string(i) + " ('" + sargs[i].name + "')";
+      // Built only on failure: describing every argument of every node cost
+      // most of a verifier run on large graphs.
+      auto arg_where = [&] {
+        return DescribeNode(n) + ", argument " + std::to_string(i) + " ('" + sargs[i].name + "')";
+      };
       bool tensor = t.base == BaseType::kTensor;
       if (tensor && t.list) {
         if (a.kind != Arg::Kind::kValueList)
-          return InvalidArgument(arg_where + ": expected a tensor list, got " +
+          return InvalidArgument(arg_where() + ": expected a tensor list, got " +
                                  (a.kind == Arg::Kind::kValue ? "a value" : a.literal.ToString()));
         for (const Value* v : a.list)
-          if (!v && !t.elem_optional) return InvalidArgument(arg_where + ": none in a list of tensors");
+          if (!v && !t.elem_optional) return InvalidArgument(arg_where() + ": none in a list of tensors");
       } else if (tensor) {
         if (a.kind == Arg::Kind::kLiteral && a.literal.kind == Literal::Kind::kNone && t.optional) continue;
-        if (a.kind != Arg::Kind::kValue) return InvalidArgument(arg_where + ": expected a tensor value");
+        if (a.kind != Arg::Kind::kValue) return InvalidArgument(arg_where() + ": expected a tensor value");
       } else {
         if (a.kind != Arg::Kind::kLiteral)
-          return InvalidArgument(arg_where + ": expected a " + t.raw + " literal, got a tensor");
+          return InvalidArgument(arg_where() + ": expected a " + t.raw + " literal, got a tensor");
         if (!LiteralFits(t, a.literal))
-          return InvalidArgument(arg_where + ": literal " + a.literal.ToString() + " does not fit type " + t.raw);
+          return InvalidArgument(arg_where() + ": literal " + a.literal.ToString() + " does not fit type " + t.raw);
       }
     }
-    for (const Value* v : n->InputValues())
-      if (!defined.count(v))
-        return InvalidArgument(DescribeNode(n) + ": uses %" + v->name() + " before its definition");
+    // The args, not InputValues(): no vector built per node.
+    auto check_defined = [&](const Value* v) {
+      return defined.count(v) ? Status::Ok()
+                              : InvalidArgument(DescribeNode(n) + ": uses %" + v->name() + " before its definition");
+    };
+    for (const Arg& a : n->args()) {
+      if (a.kind == Arg::Kind::kValue) AOT_RETURN_IF_ERROR(check_defined(a.value));
+      if (a.kind == Arg::Kind::kValueList)
+        for (const Value* v : a.list)
+          if (v) AOT_RETURN_IF_ERROR(check_defined(v));
+    }
     bool list_ret = op.schema.returns.size() == 1 && op.schema.returns[0].type.list;
     if (list_ret != n->list_output())
       return InvalidArgument(DescribeNode(n) + (list_ret
@@ -128,7 +148,8 @@ Status VerifyGraph(const Graph& g, const VerifyOptions& opts) {
       return InvalidArgument(DescribeNode(n) + ": defines " + std::to_string(n->outputs().size()) +
                              " results, the op returns " + std::to_string(op.schema.returns.size()));
     for (const Value* v : n->outputs()) {
-      AOT_RETURN_IF_ERROR(CheckMeta(v->meta(), DescribeNode(n) + " result %" + v->name()));
+      if (const char* problem = MetaProblem(v->meta()))
+        return InvalidArgument(DescribeNode(n) + " result %" + v->name() + ": " + problem);
       if (v->producer() != n) return Internal(DescribeNode(n) + ": result's producer link is broken");
       defined.insert(v);
     }

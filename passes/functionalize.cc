@@ -139,15 +139,9 @@ class Functionalizer {
     }
     for (Node* n : g_.NodesSnapshot()) {
       insert_before_ = n;
-      AOT_RETURN_IF_ERROR(CheckNotRetired(n->InputValues()).WithContext(DescribeNode(n)));
-      Status s;
-      if (n->op().Writes())
-        s = HandleWrite(n);
-      else if (AliasedArg(n) >= 0)
-        s = HandleView(n);
-      else
-        s = HandleFunctional(n);
-      AOT_RETURN_IF_ERROR(s.WithContext(DescribeNode(n)));
+      Status s = CheckNotRetired(n->InputValues());
+      if (s.ok()) s = n->op().Writes() ? HandleWrite(n) : AliasedArg(n) >= 0 ? HandleView(n) : HandleFunctional(n);
+      if (!s.ok()) return s.WithContext(DescribeNode(n));  // described only on failure (cost on large graphs)
     }
     // Outputs read the final versions; then inputs are restored.
     insert_before_ = nullptr;

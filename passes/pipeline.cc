@@ -238,15 +238,17 @@ Status RunPassList(Graph& g, const std::vector<PassSpec>& passes, const OpTable&
   if (opts.verify_each_pass)
     AOT_RETURN_IF_ERROR(
         timed("verify", [&] { return VerifyGraph(g, opts.verify); }).WithContext("verifier (input graph)"));
-  for (const PassSpec& p : passes) {
+  for (size_t k = 0; k < passes.size(); ++k) {
+    const PassSpec& p = passes[k];
     const PassRow* row = FindPass(p.name);
     int64_t n0, w0, v0, n1, w1, v1;
     CountNodes(g, &n0, &w0, &v0);
     PassStats own;
     AOT_RETURN_IF_ERROR(timed(p.name, [&] { return row->fn(g, ops, p.options, &own); }).WithContext("pass " + p.name));
     if (opts.verify_each_pass) {
-      AOT_RETURN_IF_ERROR(
-          timed("verify", [&] { return VerifyGraph(g, opts.verify); }).WithContext("verifier after " + p.name));
+      if (!opts.verify_ends_only || k + 1 == passes.size())
+        AOT_RETURN_IF_ERROR(
+            timed("verify", [&] { return VerifyGraph(g, opts.verify); }).WithContext("verifier after " + p.name));
       AOT_RETURN_IF_ERROR(row->ensures(g).WithContext("postcondition of " + p.name));
     }
     if (opts.stats) {

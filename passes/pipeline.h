@@ -72,6 +72,13 @@ StatusOr<PassSpec> MakePassSpec(const std::string& name);
 
 struct PipelineOptions {
   bool verify_each_pass = true;
+  // With verify_each_pass: the verifier runs on the input graph and after the
+  // last pass only (each pass's postcondition still runs after it). For
+  // callers that run the passes on every call on large graphs (atenaot.fx,
+  // through atenaot-passes --verify-ends-only): a pass that breaks the graph is
+  // still caught before the result is used; the runs in between only say
+  // which pass broke it, which a rerun without the option tells.
+  bool verify_ends_only = false;
   VerifyOptions verify;            // opt --split-input-file: weights without data (no pass reads it)
   std::ostream* timing = nullptr;  // when set, "time: <pass> <ms> ms" lines go here
   std::string context;             // prefixed to errors (e.g. the model's path)

@@ -34,6 +34,39 @@ TEST(Pipeline, ImportStageVerifiesAndTimes) {
   EXPECT_NE(timing.str().find("time: verify"), std::string::npos);
 }
 
+int Count(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(Pipeline, VerifyEndsOnlyVerifiesTheInputAndTheLastPass) {
+  const char* text =
+      "graph @f(%x: f32[2]@s0) {\n  %y = aten::clone(%x) : f32[2]@s1\n  %z = aten::add_.Tensor(%y, %x) : "
+      "f32[2]@s1\n  return %z\n}";
+  for (bool ends_only : {false, true}) {
+    auto g = ParseGraph(text, SnapshotOpTable());
+    ASSERT_TRUE(g.ok());
+    std::ostringstream timing;
+    PipelineOptions opts;
+    opts.timing = &timing;
+    opts.verify_ends_only = ends_only;
+    ASSERT_TRUE(RunPipeline(**g, Stage::kReinplaced, SnapshotOpTable(), opts).ok());
+    int passes = static_cast<int>(PassesForStage(Stage::kReinplaced).size());
+    EXPECT_EQ(Count(timing.str(), "time: verify"), ends_only ? 2 : passes + 1) << timing.str();
+    const std::string t = timing.str();
+    EXPECT_EQ(t.compare(t.rfind('\n', t.size() - 2) + 1, 12, "time: verify"), 0) << t;  // after the last pass
+  }
+  auto bad = ParseGraph("graph @f(%x: f32[2]@s0) {\n  %y = aten::add.Tensor(%x, 1) : f32[2]@s1\n  return %y\n}",
+                        SnapshotOpTable());
+  ASSERT_TRUE(bad.ok());
+  PipelineOptions opts;
+  opts.verify_ends_only = true;
+  Status s = RunPipeline(**bad, Stage::kReinplaced, SnapshotOpTable(), opts);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("verifier (input graph)"), std::string::npos) << s.message();
+}
+
 TEST(Pipeline, VerifierFailureIsReported) {
   auto g = ParseGraph("graph @f(%x: f32[2]@s0) {\n  %y = aten::add.Tensor(%x, 1) : f32[2]@s1\n  return %y\n}",
                       SnapshotOpTable());

@@ -51,7 +51,8 @@ class Reinplacer {
     Index();
     for (Node* n : g_.NodesSnapshot()) {
       if (Deleted(n)) continue;
-      AOT_RETURN_IF_ERROR(Visit(n).WithContext(DescribeNode(n)));
+      Status s = Visit(n);
+      if (!s.ok()) return s.WithContext(DescribeNode(n));  // described only on failure (cost on large graphs)
     }
     for (Node* n : doomed_) g_.Destroy(n);
     DeleteSelfRestores();

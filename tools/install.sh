@@ -3,6 +3,7 @@
 #   PREFIX/bin/atenaot                        the CLI (bazel build //:atenaot)
 #   PREFIX/bin/atenaot-passes                 the passes on IR text, without LibTorch
 #                                             (what atenaot.fx runs; //tools/passes_tool)
+#   PREFIX/lib/libatenaot_passes.so           the same passes, loaded into Python by atenaot.fx
 #   PREFIX/include/atenaot.h, atenaot_model.h the C ABI
 #   PREFIX/lib/libatenaot_runtime.so          the C ABI loader (aot_model_open, ...)
 #   the Python package `atenaot`              into PREFIX's dist-packages for this python3
@@ -10,8 +11,8 @@
 #
 #   bash tools/install.sh [PREFIX]
 #
-# $ATENAOT (and $ATENAOT_PASSES) name already built tools to install instead
-# of building them; without $ATENAOT_PASSES, only the CLI is installed then.
+# $ATENAOT (and $ATENAOT_PASSES, $ATENAOT_PASSES_LIB) name already built tools
+# to install instead of building them; only those named are installed then.
 # Then: `atenaot compile ...` in a shell, `import atenaot` in Python. Uninstall
 # by deleting those files (the list is printed). The CLI links LibTorch from
 # Debian's libtorch (tools/setup.sh installs it); so does `python3-torch`.
@@ -24,10 +25,12 @@ cc="${CC:-cc}"
 if [ -n "${ATENAOT:-}" ]; then
   cli="$ATENAOT"
   passes="${ATENAOT_PASSES:-}"
+  passes_lib="${ATENAOT_PASSES_LIB:-}"
 else
-  bazel build //:atenaot //tools/passes_tool:atenaot-passes
+  bazel build //:atenaot //tools/passes_tool:atenaot-passes //tools/passes_tool:libatenaot_passes.so
   cli="$(bazel info bazel-bin)/atenaot"
   passes="$(bazel info bazel-bin)/tools/passes_tool/atenaot-passes"
+  passes_lib="$(bazel info bazel-bin)/tools/passes_tool/libatenaot_passes.so"
 fi
 
 # The package goes where this python3 looks for PREFIX's packages (Debian:
@@ -53,6 +56,7 @@ put() {  # put MODE SRC DEST
 
 put 755 "$cli" "$prefix/bin/atenaot"
 if [ -n "$passes" ]; then put 755 "$passes" "$prefix/bin/atenaot-passes"; fi
+if [ -n "$passes_lib" ]; then put 755 "$passes_lib" "$prefix/lib/libatenaot_passes.so"; fi
 put 644 c_api/atenaot.h "$prefix/include/atenaot.h"
 put 644 c_api/atenaot_model.h "$prefix/include/atenaot_model.h"
 tmp="$(mktemp -d)"

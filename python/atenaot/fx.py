@@ -1,12 +1,14 @@
 """atenaot's passes as drop-ins for torch.func.functionalize (on graphs) and
 torch.fx.passes.reinplace: they take a GraphModule of ATen ops (what make_fx
 produces) and sample inputs, and return a new GraphModule with the same
-semantics, computed by `atenaot-passes --stage ...` (LibTorch-free, fast to
-start), or by the CLI (`atenaot dump --stage ...`) where that is not installed."""
+semantics, computed by atenaot's LibTorch-free passes: in this process
+(libatenaot_passes.so), else by `atenaot-passes --stage ...`, else by the CLI
+(`atenaot dump --stage ...`), whichever is installed first in that order."""
 import os
 import tempfile
 
 from ._cli import find_passes_tool, run_cli
+from ._passes_lib import find_passes_lib, run_passes
 from .fx_ir import IRError, from_ir, to_ir
 
 __all__ = ["functionalize", "reinplace", "run_stage", "IRError"]
@@ -18,9 +20,14 @@ def run_stage(gm, sample_args, stage):
     """gm through atenaot's pipeline up to `stage` (functional,
     functional-noviews, reinplaced), as a new GraphModule."""
     text, extra = to_ir(gm, sample_args)
-    passes = find_passes_tool()
-    if passes:
-        out = run_cli(["--stage", stage, "-"], stdin=text, tool=passes)
+    lib = find_passes_lib()
+    passes = None if lib else find_passes_tool()
+    # The verifier on the input and the result only, not after every pass
+    # too: on graphs of thousands of nodes, per call (PipelineOptions).
+    if lib:
+        out = run_passes(lib, text, stage, verify_ends_only=True)[0]
+    elif passes:
+        out = run_cli(["--stage", stage, "--verify-ends-only", "-"], stdin=text, tool=passes)
     else:
         with tempfile.TemporaryDirectory(prefix="atenaot_fx_") as d:
             path = os.path.join(d, "graph.ir")

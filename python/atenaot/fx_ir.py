@@ -9,14 +9,17 @@ Both run per node, on graphs of thousands of nodes: schema facts are read
 once per op, the sample run skips torch.fx.Interpreter's per-node machinery,
 and from_ir reads flat argument lists without the tokenizer. from_ir builds a
 new graph rather than editing a copy of gm's: copying a graph costs about
-what building it does, and most nodes change in reinplace anyway. What is
-left is mostly FX's own node creation and GraphModule code generation."""
+what building it does, and most nodes change in reinplace anyway. The new
+graph's Python source is written by _fx_codegen (FX's source, faster). What is
+left is mostly FX's own node creation and Python's compile of that source."""
 import math
 import operator
 import re
 
 import torch
 import torch.fx
+
+from . import _fx_codegen
 
 _DTYPE_CODE = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
                torch.int8: "i8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
@@ -33,11 +36,11 @@ class IRError(ValueError):
     """The FX graph cannot be written as atenaot IR (or the IR read back)."""
 
 
-def _storage_key(t):
-    """Which storage t lies in: its base address (a tensor without memory has
-    a storage of its own). data_ptr arithmetic, not t.storage(), which builds
-    a Python storage object per call."""
-    ptr = t.data_ptr() - t.storage_offset() * t.element_size()
+def _storage_key(t, offset):
+    """Which storage t (at storage offset `offset`) lies in: its base address
+    (a tensor without memory has a storage of its own). data_ptr arithmetic,
+    not t.storage(), which builds a Python storage object per call."""
+    ptr = t.data_ptr() - offset * t.element_size()
     return ptr if ptr else ("empty", id(t))
 
 
@@ -52,11 +55,12 @@ class _Types(object):
     def type_of(self, t, what):
         if not isinstance(t, torch.Tensor):
             raise IRError("%s is a %s, not a tensor (atenaot IR values are tensors)" % (what, type(t).__name__))
-        key = (t.dtype, t.shape, t.stride(), t.storage_offset())
+        offset = t.storage_offset()
+        key = (t.dtype, t.shape, t.stride(), offset)
         s = self.layouts.get(key)
         if s is None:
             s = self.layouts[key] = _layout(*key, what=what)
-        sid = self.ids.setdefault(_storage_key(t), len(self.ids))
+        sid = self.ids.setdefault(_storage_key(t, offset), len(self.ids))
         return "%s@s%d" % (s, sid)
 
 
@@ -75,24 +79,40 @@ def _layout(dtype, sizes, strides, offset, what):
     return s + ("+%d" % offset if offset else "")
 
 
+def _float_literal(v):
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    r = repr(v)
+    return r if ("." in r or "e" in r) else r + ".0"
+
+
+# Exact type -> literal, for the kinds nearly every argument is (one dict
+# lookup instead of a chain of isinstance tests).
+_SIMPLE_LITERALS = {int: str, float: _float_literal, bool: lambda v: "true" if v else "false",
+                    type(None): lambda v: "none"}
+
+
 def _literal(v, names, what):
+    """v as an IR literal; `what` names the user in errors: a string, or the
+    node (described only when there is an error)."""
+    simple = _SIMPLE_LITERALS.get(type(v))
+    if simple is not None:
+        return simple(v)
     if isinstance(v, torch.fx.Node):
         if v not in names:
+            what = "node " + what.name if isinstance(what, torch.fx.Node) else what
             raise IRError("%s uses %s, which has no atenaot value (a non-tensor result?)" % (what, v.name))
         return names[v]
-    if v is None:
-        return "none"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        r = repr(v)
-        return r if ("." in r or "e" in r) else r + ".0"
+        return _float_literal(v)
+    if isinstance(what, torch.fx.Node):
+        what = "node " + what.name
     if isinstance(v, str):
         return '"%s"' % v.replace("\\", "\\\\").replace('"', '\\"')
     if isinstance(v, torch.dtype):
@@ -112,6 +132,8 @@ _BAD_IR_CHARS = re.compile(r"[^A-Za-z0-9_.]")
 
 
 def _ir_name(name):
+    if name.isidentifier() and name.isascii():  # letters, digits, _: nothing to replace
+        return "%" + name
     return "%" + _BAD_IR_CHARS.sub("_", name)
 
 
@@ -131,6 +153,13 @@ class _OpInfo(object):
         # (name, kwarg_only, has_default, default) per argument
         self.args = [(a.name, a.kwarg_only, a.has_default_value(), a.default_value if a.has_default_value() else None)
                      for a in schema.arguments]
+        # For _schema_args' fast path: the defaults, how many arguments can be
+        # positional, and from which position on every argument has a default.
+        self.defaults = [d for _, _, _, d in self.args]
+        self.positional = sum(1 for _, kwarg_only, _, _ in self.args if not kwarg_only)
+        self.defaults_from = len(self.args)
+        while self.defaults_from > 0 and self.args[self.defaults_from - 1][2]:
+            self.defaults_from -= 1
         self.tensor_args = [k for k, a in enumerate(schema.arguments) if str(a.type) == "Tensor"]
         rets = schema.returns
         self.returns = "none" if not rets else "many" if len(rets) > 1 else \
@@ -152,6 +181,8 @@ def _op_info(target):
 def _scalar_overload(target, info, vals):
     """FX passes Python numbers to Tensor arguments (add.Tensor(x, 1));
     atenaot IR does not: the overload of the same op taking a Scalar there."""
+    if not info.tensor_args:
+        return target, vals
     bad = tuple(k for k in info.tensor_args if k < len(vals) and isinstance(vals[k], (int, float, bool)))
     if not bad:
         return target, vals
@@ -186,6 +217,8 @@ def _find_scalar_overload(target, bad, vals):
 def _schema_args(node, info):
     """The node's arguments in schema order; missing ones as their defaults."""
     args, kwargs = node.args, node.kwargs
+    if not kwargs and info.defaults_from <= len(args) <= info.positional:
+        return list(args) + info.defaults[len(args):]
     out = []
     for k, (name, kwarg_only, has_default, default) in enumerate(info.args):
         if k < len(args) and not kwarg_only:
@@ -210,15 +243,16 @@ def _load(a, env):
     return a
 
 
-def _sample_run(gm, sample_args):
+def _sample_run(gm, sample_args, nodes=None):
     """node -> its value on the sample inputs, as torch.fx.Interpreter
     computes it, less its per-node overhead. All values stay alive, so
-    distinct values never share a recycled storage."""
+    distinct values never share a recycled storage. `nodes`: gm's node list,
+    where the caller has it."""
     inputs = [a.clone() if isinstance(a, torch.Tensor) else a for a in sample_args]  # the graph may mutate them
     inputs = iter(gm.graph.process_inputs(*inputs))
     env = {}
     with torch.no_grad():
-        for n in gm.graph.nodes:
+        for n in gm.graph.nodes if nodes is None else nodes:
             try:
                 env[n] = _run_node(gm, n, env, inputs)
             except IRError:
@@ -232,9 +266,18 @@ def _sample_run(gm, sample_args):
     return env
 
 
+_AGGREGATES = (list, tuple, dict)
+
+
 def _run_node(gm, n, env, inputs):
     if n.op == "call_function":
-        return n.target(*[_load(a, env) for a in n.args], **{k: _load(v, env) for k, v in n.kwargs.items()})
+        args = [env[a] if isinstance(a, torch.fx.Node) else _load(a, env) if isinstance(a, _AGGREGATES) else a
+                for a in n.args]
+        # An op overload's C++ operator directly, without its Python __call__ frame.
+        fn = n.target._op if type(n.target) is torch._ops.OpOverload else n.target
+        if not n.kwargs:
+            return fn(*args)
+        return fn(*args, **{k: _load(v, env) for k, v in n.kwargs.items()})
     if n.op == "placeholder":
         if n.target.startswith("*"):
             return list(inputs)
@@ -258,7 +301,8 @@ def to_ir(gm, sample_args):
     """(IR text, extra): the graph as atenaot IR. Tensors the graph reads
     with get_attr become extra inputs after the placeholders (extra lists
     their attribute names)."""
-    values = _sample_run(gm, sample_args)
+    nodes = list(gm.graph.nodes)
+    values = _sample_run(gm, sample_args, nodes)
     types = _Types()
     names = {}
     inputs, extra, body = [], [], []
@@ -273,8 +317,8 @@ def to_ir(gm, sample_args):
         used_names.add(n)
         return n
 
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    attrs = [n for n in gm.graph.nodes if n.op == "get_attr"]
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    attrs = [n for n in nodes if n.op == "get_attr"]
     for n in placeholders + attrs:
         names[n] = fresh(n.name)
         inputs.append("%s: %s" % (names[n], types.type_of(values[n], "input " + n.name)))
@@ -282,10 +326,14 @@ def to_ir(gm, sample_args):
             extra.append(n.target)
     ret = None
     reshape_alias = torch.ops.aten._reshape_alias.default
-    for n in gm.graph.nodes:
-        if n.op in ("placeholder", "get_attr"):
+    # Per node below: locals for what every node looks up, and node
+    # arguments named without a call.
+    node_type, type_of, literal, op_infos, append = torch.fx.Node, types.type_of, _literal, _OP_INFO, body.append
+    for n in nodes:
+        op = n.op
+        if op == "placeholder" or op == "get_attr":
             continue
-        if n.op == "output":
+        if op == "output":
             ret = _tree(n.args[0], names, "the output")
             continue
         if n.target is operator.getitem:
@@ -294,7 +342,8 @@ def to_ir(gm, sample_args):
                 raise IRError("node %s: getitem of something that is not an op's result list" % n.name)
             names[n] = names[(src, idx)]
             continue
-        info = _op_info(n.target)
+        hit = op_infos.get(id(n.target))
+        info = hit[1] if hit is not None else _op_info(n.target)
         target, vals = _scalar_overload(n.target, info, _schema_args(n, info))
         if target is reshape_alias:
             # make_fx's reshape-as-a-view: the strides it carries are what view computes
@@ -304,21 +353,21 @@ def to_ir(gm, sample_args):
         if target is not n.target:
             info = _op_info(target)
         v = values[n]
-        sargs = ", ".join([_literal(a, names, "node " + n.name) for a in vals])
+        sargs = ", ".join([names[a] if type(a) is node_type and a in names else literal(a, names, n) for a in vals])
         if info.returns == "one":
             rs = [fresh(n.name)]
             names[n] = rs[0]
-            tys = types.type_of(v, n.name)
+            tys = type_of(v, n.name)
         elif info.returns == "none":
             raise IRError("node %s: %s returns nothing" % (n.name, info.name))
         else:
             rs = [fresh("%s_%d" % (n.name, i)) for i in range(len(v))]
             for i, r in enumerate(rs):
                 names[(n, i)] = r
-            tys = ", ".join(types.type_of(x, n.name) for x in v)
+            tys = ", ".join(type_of(x, n.name) for x in v)
             if info.returns == "list":
                 tys = "[%s]" % tys
-        body.append("  %s = %s(%s) : %s" % (", ".join(rs), info.name, sargs, tys))
+        append("  %s = %s(%s) : %s" % (", ".join(rs), info.name, sargs, tys))
     text = "graph @forward(%s) {\n%s\n  return %s\n}\n" % (", ".join(inputs), "\n".join(body), ret)
     return text, extra
 
@@ -343,19 +392,24 @@ _TOKEN = re.compile(r'\s*(?:(%[A-Za-z0-9_.]+)|("(?:[^"\\]|\\.)*")|(-?inf|nan)|'
                     r'(device\("[^"]*"\))|([\[\](),]))')
 
 
-def _parse_args(s, what, atoms):
+def _parse_args(s, what, atoms, env=None):
     """The argument list text (without the parentheses) -> Python values;
-    values are ('%name',) tuples. Lists, strings and devices go through the
-    tokenizer; the common flat list of names and numbers is split at commas
-    and each item read once per call (atoms: item text -> value)."""
+    values are ('%name',) tuples, or with `env` (name -> value) the values
+    (_defined). Lists, strings and devices go through the tokenizer; the
+    common flat list of names and numbers is split at commas and each item
+    read once per call (atoms: item text -> value)."""
     if "[" in s or '"' in s:
-        return _parse_args_full(s, what)
+        vals = _parse_args_full(s, what)
+        return vals if env is None else [_defined(v, env) for v in vals]
     out = []
     for item in s.split(","):
         item = item.strip()
         if not item:
             if out or s.strip():
                 raise IRError("%s: empty argument in %r" % (what, s))
+            continue
+        if env is not None and item[0] == "%":
+            out.append(_defined((item,), env))
             continue
         v = atoms.get(item, atoms)
         if v is atoms:  # not read yet
@@ -365,6 +419,17 @@ def _parse_args(s, what, atoms):
             v = atoms[item] = vs[0]
         out.append(v)
     return out
+
+
+def _defined(v, env):
+    """A parsed argument with ('%name',) replaced by env's value for it."""
+    if isinstance(v, tuple):
+        if v[0] not in env:
+            raise IRError("atenaot IR uses %s before defining it" % v[0])
+        return env[v[0]]
+    if isinstance(v, list):
+        return [_defined(e, env) for e in v]
+    return v
 
 
 def _parse_args_full(s, what):
@@ -466,10 +531,14 @@ class _IROp(object):
         self.args = [(a.name, a.kwarg_only, a.has_default_value(),
                       a.default_value if a.has_default_value() else None, _ENUMS.get(declared.rstrip("?")))
                      for a, declared in zip(self.op._schema.arguments, _declared_types(self.op))]
+        # No enum and no keyword-only argument: FX's args are the IR's as they are.
+        self.plain = not any(kwarg_only or enum is not None for _, kwarg_only, _, _, enum in self.args)
 
     def fx_args(self, vals):
         """(args, kwargs) for FX: ATen's enum codes back to torch.dtype and
         friends; keyword-only arguments given only where not the default."""
+        if self.plain and len(vals) == len(self.args):
+            return tuple(vals), {}
         args, kwargs = [], {}
         for (name, kwarg_only, has_default, default, enum), v in zip(self.args, vals):
             if enum is not None and isinstance(v, int) and not isinstance(v, bool):
@@ -498,29 +567,24 @@ _LINE = re.compile(r"(.*?) = ([A-Za-z_]+::[A-Za-z0-9_.]+)\((.*)\) : (.*)$")
 def from_ir(text, gm, extra):
     """A GraphModule over gm (for its attributes) from atenaot IR text; the
     inputs after gm's placeholders are read with get_attr (extra)."""
-    lines = [l.split("//")[0].strip() for l in text.splitlines()]
+    lines = [l.split("//")[0].strip() if "//" in l else l.strip() for l in text.splitlines()]
     lines = [l for l in lines if l]
     head = lines[0]
     m = _HEAD.match(head)
     if not m:
         raise IRError("not atenaot IR text: %r" % head)
     g = torch.fx.Graph()
+    cg = _fx_codegen.codegen()
+    if cg is not None:
+        g.set_codegen(cg)
     env = {}
     in_names = [p.split(":")[0].strip() for p in _split_top(m.group(1))]
     n_place = len(in_names) - len(extra)
     for k, nm in enumerate(in_names):
         env[nm] = g.placeholder(nm[1:]) if k < n_place else g.get_attr(extra[k - n_place])
 
-    def sub(v):
-        if isinstance(v, tuple):
-            if v[0] not in env:
-                raise IRError("atenaot IR uses %s before defining it" % v[0])
-            return env[v[0]]
-        if isinstance(v, list):
-            return [sub(e) for e in v]
-        return v
-
     atoms = {}
+    ir_ops = _IR_OPS
     for line in lines[1:]:
         if line == "}":
             break
@@ -529,14 +593,21 @@ def from_ir(text, gm, extra):
         if line.startswith("return"):
             g.output(_parse_tree(line[len("return"):].strip(), env))
             continue
-        m = _LINE.match(line)
-        if not m:
-            raise IRError("cannot read atenaot IR line %r" % line)
-        results = [r.strip() for r in m.group(1).split(",")]
-        op = _ir_op(m.group(2))
-        args, kwargs = op.fx_args([sub(v) for v in _parse_args(m.group(3), line, atoms)])
+        # Split with str methods where the op was read before (the regex's
+        # groups exactly: the first " = ", the first "(", the last ") : ").
+        res, eq, rest = line.partition(" = ")
+        call, colon, types = rest.rpartition(") : ")
+        op_name, paren, arg_text = call.partition("(")
+        if not (eq and colon and paren and op_name in ir_ops):
+            m = _LINE.match(line)
+            if not m:
+                raise IRError("cannot read atenaot IR line %r" % line)
+            res, op_name, arg_text, types = m.groups()
+        results = [r.strip() for r in res.split(",")] if "," in res else [res]
+        op = ir_ops.get(op_name) or _ir_op(op_name)
+        args, kwargs = op.fx_args(_parse_args(arg_text, line, atoms, env))
         node = g.create_node("call_function", op.op, args, kwargs, name=_py_name(results[0]))
-        if len(results) == 1 and not m.group(4).startswith("["):
+        if len(results) == 1 and not types.startswith("["):
             env[results[0]] = node
         else:
             for i, r in enumerate(results):
@@ -550,7 +621,10 @@ _BAD_PY_CHARS = re.compile(r"[^A-Za-z0-9_]")
 
 def _py_name(ir_name):
     """atenaot's value name as a node name (FX makes it unique)."""
-    n = _BAD_PY_CHARS.sub("_", ir_name.lstrip("%"))
+    n = ir_name.lstrip("%")
+    if n.isidentifier() and n.isascii():  # letters, digits, _, no digit first: nothing to replace
+        return n
+    n = _BAD_PY_CHARS.sub("_", n)
     return n if n and not n[0].isdigit() else "v_" + n
 
 

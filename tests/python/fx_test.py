@@ -59,9 +59,23 @@ def _flat(out):
     return [out]
 
 
+def assert_fx_source(test, gm):
+    """gm's source (atenaot's fast code generation, _fx_codegen) is what
+    torch.fx's own CodeGen writes for its graph."""
+    from torch.fx.graph import CodeGen
+    cg = gm.graph._codegen
+    gm.graph.set_codegen(CodeGen())
+    try:
+        want = gm.graph.python_code(root_module="self").src
+    finally:
+        gm.graph.set_codegen(cg)
+    test.assertEqual(gm.code, want)
+
+
 class Base(unittest.TestCase):
     def assert_same_as_eager(self, gm, f, inputs, what):
         gm.graph.lint()  # from_ir builds the graph without linting it
+        assert_fx_source(self, gm)
         a, b = _clone(inputs), _clone(inputs)
         expected, actual = _flat(f(*a)), _flat(gm(*b))
         self.assertEqual(len(actual), len(expected), what)
@@ -414,6 +428,50 @@ class Conversion(Base):
                      "aten::add.Scalar(%t, 1, 1) : f32[4,2]@s1", ": f32[1,2,4]{2,1,3}+1@s0"]:
             self.assertIn(want, text)
 
+    def test_fast_codegen(self):
+        """The fast path is on for this torch, writes FX's source for what it
+        takes (the bench's chain: slices, scatters, scalars), and leaves any
+        other graph to FX (a dict argument, a call_method node, a typed
+        placeholder); edited results recompile to FX's source too."""
+        import operator
+        from atenaot import _fx_codegen
+        self.assertIsNotNone(_fx_codegen.codegen(), "the probe found the fast path differs from FX on this torch")
+
+        def f(x):
+            y = x * 1.0
+            for i in range(12):
+                y = y + x if i % 2 else y * 0.5
+                y[8:40:4].add_(1)
+            return y, y[0:8]
+        x = torch.randn(64)
+        out = afx.reinplace(make_fx(f)(x), x)
+        self.assertIsInstance(out.graph._codegen, _fx_codegen.AtenCodeGen)
+        self.assert_same_as_eager(out, f, [x], "chain")
+        g = out.graph
+        first = next(n for n in g.nodes if n.op == "call_function")
+        with g.inserting_after(first):
+            d = g.call_function(operator.getitem, ({"k": first},), {})
+            g.call_method("size", (first,))
+        d.args = ({"k": first}, "k")
+        out.recompile()
+        assert_fx_source(self, out)
+        self.assertIn("{'k': ", out.code)
+        g2 = torch.fx.Graph()
+        g2.set_codegen(_fx_codegen.AtenCodeGen())
+        p = g2.placeholder("x", type_expr=torch.Tensor)
+        g2.output(g2.call_function(torch.ops.aten.relu.default, (p,)))
+        gm2 = torch.fx.GraphModule(torch.nn.Module(), g2)
+        assert_fx_source(self, gm2)
+        self.assertIn("x : torch.Tensor", gm2.code)
+        g3 = torch.fx.Graph()  # a use above its definition: FX names it where it is used
+        g3.set_codegen(_fx_codegen.AtenCodeGen())
+        p = g3.placeholder("x")
+        a = g3.call_function(torch.ops.aten.neg.default, (p,))
+        b = g3.call_function(torch.ops.aten.relu.default, (p,))
+        a.args = (b,)
+        g3.output(a)
+        assert_fx_source(self, torch.fx.GraphModule(torch.nn.Module(), g3))
+
     def test_fast_argument_reader(self):
         """The comma-split reader of flat argument lists reads what the
         tokenizer reads; lists, strings and devices take the tokenizer."""
@@ -480,6 +538,36 @@ class Errors(unittest.TestCase):
             self.assertEqual(fast, slow, stage)
         out = afx.reinplace(gm, x)
         self.assertTrue(torch.equal(out(x.clone()), f(x.clone())))
+
+    def test_passes_lib_equals_tool(self):
+        """libatenaot_passes.so (the passes in this process, what run_stage
+        uses when present) prints what atenaot-passes prints, at every stage,
+        and fails with the tool's error line and status."""
+        from atenaot import CompileError, _cli, _passes_lib
+        tool, lib = _cli.find_passes_tool(), _passes_lib.find_passes_lib()
+        self.assertIsNotNone(lib, "libatenaot_passes.so not found next to %s" % tool)
+
+        def f(x):
+            y = x.clone()
+            y[1:].add_(1)
+            return y.t().contiguous(), y.sum()
+        x = torch.randn(3, 4)
+        from atenaot.fx_ir import to_ir
+        text, _ = to_ir(make_fx(f)(x), (x,))
+        for stage in ("import", "functional", "functional-noviews", "reinplaced"):
+            got, log = _passes_lib.run_passes(lib, text, stage, time_passes=True)
+            self.assertEqual(got, _cli.run_cli(["--stage", stage, "-"], stdin=text, tool=tool), stage)
+            self.assertEqual(log.count("time: verify"), len([l for l in log.splitlines() if "verify" not in l]) + 1)
+            ends, log = _passes_lib.run_passes(lib, text, stage, time_passes=True, verify_ends_only=True)
+            self.assertEqual(ends, got, stage)
+            self.assertEqual(log.count("time: verify"), 1 if stage == "import" else 2, log)
+        for stage, bad in (("reinplaced", "graph @g(%x: f32[2]@s0) {\n  return %y\n}\n"), ("bogus", text)):
+            with self.assertRaises(CompileError) as want:
+                _cli.run_cli(["--stage", stage, "-"], stdin=bad, tool=tool)
+            with self.assertRaises(CompileError) as e:
+                _passes_lib.run_passes(lib, bad, stage)
+            self.assertEqual(e.exception.message, want.exception.message)
+            self.assertTrue(e.exception.message.startswith("atenaot: error:"), e.exception.message)
 
 
 if __name__ == "__main__":

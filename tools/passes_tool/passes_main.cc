@@ -3,30 +3,27 @@
 // snapshot), so it starts in milliseconds where the full CLI needs seconds to
 // load LibTorch: what atenaot.fx's drop-in passes run per call.
 //
-//   atenaot-passes [--stage functional|functional-noviews|reinplaced] [--time-passes] [FILE|-]
-#include <cstring>
+//   atenaot-passes [--stage functional|functional-noviews|reinplaced] [--time-passes] [--verify-ends-only]
+//                  [FILE|-]
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 #include <string>
-#include <vector>
 
-#include "ir/op_table.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
 #include "passes/pipeline.h"
-#include "tools/passes_tool/snapshot_schemas.h"
+#include "tools/passes_tool/passes_text.h"
 
 namespace atenaot {
 namespace {
 
 const char kUsage[] =
-    "usage: atenaot-passes [--stage STAGE] [--time-passes] [FILE|-]\n"
+    "usage: atenaot-passes [--stage STAGE] [--time-passes] [--verify-ends-only] [FILE|-]\n"
     "Reads atenaot IR text (FILE, or stdin for - or none), runs the passes up to STAGE\n"
     "(import, functional, functional-noviews, reinplaced; default reinplaced) and prints\n"
     "the resulting IR. Graphs with weights are not taken (no .weights file is read).\n"
     "--time-passes prints 'time: PASS MS ms' lines on stderr, as atenaot does.\n"
+    "--verify-ends-only runs the verifier on the input and after the last pass only\n"
+    "(default: after every pass too).\n"
     "Errors: one line 'atenaot: error: ...' on stderr, exit status 1 (2 for bad usage).\n";
 
 int Fail(const std::string& msg, int code) {
@@ -36,7 +33,8 @@ int Fail(const std::string& msg, int code) {
 
 int Main(int argc, char** argv) {
   std::string stage_name = "reinplaced", path = "-";
-  bool have_path = false, time_passes = false;
+  bool have_path = false;
+  TextPassOptions opts;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -52,7 +50,11 @@ int Main(int argc, char** argv) {
       continue;
     }
     if (a == "--time-passes") {
-      time_passes = true;
+      opts.time_passes = true;
+      continue;
+    }
+    if (a == "--verify-ends-only") {
+      opts.verify_ends_only = true;
       continue;
     }
     if (a.size() > 1 && a[0] == '-' && a != "-") return Fail("unknown option '" + a + "' (see --help)", 2);
@@ -60,7 +62,7 @@ int Main(int argc, char** argv) {
     path = a;
     have_path = true;
   }
-  StatusOr<Stage> stage = ParseStage(stage_name);
+  StatusOr<Stage> stage = ParseStage(stage_name);  // checked before reading stdin
   if (!stage.ok()) return Fail(stage.status().ToString(), 2);
   std::string text;
   if (path == "-") {
@@ -70,18 +72,10 @@ int Main(int argc, char** argv) {
     if (!f) return Fail("cannot open '" + path + "'", 1);
     text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
-  std::unique_ptr<OpTable> ops =
-      OpTable::FromSchemaStrings(std::vector<std::string>(kSnapshotSchemas, kSnapshotSchemas + kNumSnapshotSchemas));
-  auto g = ParseGraph(text, *ops);
-  if (!g.ok()) return Fail(g.status().WithContext("'" + path + "'").ToString(), 1);
-  if (!(*g)->weight_values().empty())
-    return Fail("'" + path + "' has weights; atenaot-passes takes graphs without weights (use atenaot dump)", 1);
-  PipelineOptions popts;
-  popts.context = path;
-  if (time_passes) popts.timing = &std::cerr;
-  Status s = RunPipeline(**g, *stage, *ops, popts);
-  if (!s.ok()) return Fail(s.ToString(), 1);
-  std::cout << PrintGraph(**g);
+  std::string out;
+  int code = RunPassesOnText(text, stage_name, opts, path, &out, std::cerr);
+  if (code != 0) return code;
+  std::cout << out;
   return std::cout ? 0 : Fail("failed writing the output", 1);
 }
 
