@@ -247,6 +247,23 @@ class CudaEmitter final : public KernelLowering {
            ");\n  AOT__CK(cudaGetLastError(), \"launching " + name + "\");\n";
   }
 
+  // The element offset of row-major index `flat` over `sizes` laid out with
+  // `strides`, as one expression ("(j % 4) * 12 + (j / 4) * 1").
+  static std::string OffsetOf(const std::string& flat, const std::vector<int64_t>& sizes,
+                              const std::vector<int64_t>& strides) {
+    std::string e;
+    int64_t below = 1;  // elements of the dims after d
+    for (size_t d = sizes.size(); d-- > 0;) {
+      if (sizes[d] != 1 && strides[d] != 0) {
+        std::string idx = below == 1 ? flat : "(" + flat + " / " + S(below) + ")";
+        if (d > 0) idx = "(" + idx + " % " + S(sizes[d]) + ")";
+        e += (e.empty() ? "" : " + ") + idx + " * " + S(strides[d]);
+      }
+      below *= sizes[d];
+    }
+    return e.empty() ? "0" : e;
+  }
+
   // "const IT v1 = r % 8; r /= 8; const IT v0 = r;": `flat` as indices over sizes.
   static std::string Decompose(const std::string& flat, const std::vector<int64_t>& sizes, const std::string& prefix,
                                const std::string& it, const std::string& ind, std::vector<std::string>* vars) {
@@ -574,9 +591,20 @@ class CudaEmitter final : public KernelLowering {
     const Value* w = n->input(2);
     const Value* b = n->input(3);
     const double eps = n->args()[4].literal.kind == Literal::Kind::kFloat ? n->args()[4].literal.f : 1e-5;
-    if (!x->meta().IsContiguous() || !y->meta().IsContiguous()) return Unsupported("layer_norm on strided tensors");
     const int64_t inner = Product(shape);
     const int64_t rows = x->meta().numel() / std::max<int64_t>(inner, 1);
+    // Rows and normalized elements of strided x and y (ConvNeXt normalizes
+    // the channels of a permuted tensor): each gets its offset from its index.
+    const TensorMeta &xm = x->meta(), &ym = y->meta();
+    const bool dense = xm.IsContiguous() && ym.IsContiguous();
+    const size_t k = std::min(shape.size(), xm.sizes.size()), outer = xm.sizes.size() - k;
+    auto part = [&](const std::vector<int64_t>& v, bool inner_part) {
+      return inner_part ? std::vector<int64_t>(v.begin() + static_cast<std::ptrdiff_t>(outer), v.end())
+                        : std::vector<int64_t>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(outer));
+    };
+    auto at = [&](const std::string& var, const TensorMeta& m, bool inner_part) {
+      return OffsetOf(var, part(m.sizes, inner_part), part(m.strides, inner_part));
+    };
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::string pw, pb, pm, pr;
@@ -599,17 +627,24 @@ class CudaEmitter final : public KernelLowering {
          [&](const std::vector<std::string>& vo, const std::string& it) {
            const std::string loop = "    for (" + it + " j = (" + it + ")threadIdx.x; j < (" + it + ")" + S(inner) +
                                     "; j += (" + it + ")blockDim.x)";
-           std::string s = "    const " + it + " ob = " + vo[0] + " * " + S(inner) + ";\n";
+           std::string s, xj = "ob + j", yj = "ob + j";
+           if (dense) {
+             s = "    const " + it + " ob = " + vo[0] + " * " + S(inner) + ";\n";
+           } else {
+             s = "    const " + it + " xb = " + at(vo[0], xm, false) + ", yb = " + at(vo[0], ym, false) + ";\n";
+             xj = "xb + " + at("j", xm, true);
+             yj = "yb + " + at("j", ym, true);
+           }
            s += "    " + a + " mean = 0, var = 0;\n";
-           s += loop + " mean += (" + a + ")" + px + "[ob + j];\n";
+           s += loop + " mean += (" + a + ")" + px + "[" + xj + "];\n";
            s += "    mean = aot__block_reduce(mean, aot__add(), sh) / (" + a + ")" + S(inner) + ";\n";
-           s += loop + " { const " + a + " d = (" + a + ")" + px + "[ob + j] - mean; var += d * d; }\n";
+           s += loop + " { const " + a + " d = (" + a + ")" + px + "[" + xj + "] - mean; var += d * d; }\n";
            s += "    var = aot__block_reduce(var, aot__add(), sh) / (" + a + ")" + S(inner) + ";\n";
            s += "    const " + a + " rstd = (" + a + ")1 / " + sq + "(var + (" + a + ")" + FormatDouble(eps) + ");\n";
-           s += loop + " {\n      " + a + " v = ((" + a + ")" + px + "[ob + j] - mean) * rstd;\n";
+           s += loop + " {\n      " + a + " v = ((" + a + ")" + px + "[" + xj + "] - mean) * rstd;\n";
            if (w) s += "      v *= (" + a + ")" + pw + "[j];\n";
            if (b) s += "      v += (" + a + ")" + pb + "[j];\n";
-           s += "      " + py + "[ob + j] = " + CCast("v", y->meta().dtype) + ";\n    }\n";
+           s += "      " + py + "[" + yj + "] = " + CCast("v", y->meta().dtype) + ";\n    }\n";
            if (!pm.empty())
              s += "    if (threadIdx.x == 0) { " + pm + "[" + vo[0] +
                   "] = " + CCast("mean", n->output(1)->meta().dtype) + "; " + pr + "[" + vo[0] +
