@@ -293,6 +293,7 @@ typedef struct aot__direct {
   float lo, hi;
   const float* res; /* already at the tile's first element; never C (the fusion refuses that) */
   int64_t res_m;
+  const aot__epilogue* post; /* sigmoid, SiLU or hardswish: applied to the stored rows (aot__act_row) */
 } aot__direct;
 static void aot__micro2(int64_t kc, const float* a, const float* b0, const float* b1, float* t0, float* t1,
                         const aot__direct* dr) {
@@ -360,6 +361,8 @@ static void aot__micro2(int64_t kc, const float* a, const float* b0, const float
     AOT__ROW(6, c6, d6);
     AOT__ROW(7, c7, d7);
 #undef AOT__ROW
+    if (dr->epi && dr->post) /* the same function per element as store_tile's pass over its tile */
+      for (int i = 0; i < AOT_GEMM_MR; ++i) aot__act_row(dr->c + i * dr->c_m, 2 * AOT_GEMM_NR, 1, dr->post);
     return;
   }
   _mm512_storeu_ps(t0 + 0 * 16, c0);
@@ -554,10 +557,9 @@ AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__opera
 #ifdef AOT__HAVE_MICRO2
   /* Tiles may skip the temporary when the epilogue is a per-row bias, a
    * unit-stride residual (ResNet's block ends: 15% of ResNet-50 went to
-   * store_tile) and relu/clamp at most. */
-  const int direct_ok =
-      c_n == 1 && (!ep || ((!ep->res || ep->res_n == 1) && (!ep->bias || ep->bias_n == 0) &&
-                           (ep->act == AOT_ACT_NONE || ep->act == AOT_ACT_RELU || ep->act == AOT_ACT_CLAMP)));
+   * store_tile) and an activation at most (relu/clamp in registers, the
+   * others over the stored rows: EfficientNet's SiLU). */
+  const int direct_ok = c_n == 1 && (!ep || ((!ep->res || ep->res_n == 1) && (!ep->bias || ep->bias_n == 0)));
 #endif
   for (int64_t jc = n_lo; jc < n_hi; jc += AOT_GEMM_NC) {
     const int64_t nc = AOT__MIN(AOT_GEMM_NC, n_hi - jc);
@@ -591,7 +593,7 @@ AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__opera
             for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
               const int64_t mr = AOT__MIN(AOT_GEMM_MR, mc - ir);
               float* c = C + (ic + ir) * c_m + (jc + jr) * c_n;
-              aot__direct dr = {0, first, 0, c, c_m, 0, 0, -INFINITY, INFINITY, 0, 0};
+              aot__direct dr = {0, first, 0, c, c_m, 0, 0, -INFINITY, INFINITY, 0, 0, 0};
               dr.on = direct_ok && mr == AOT_GEMM_MR && nr2 == AOT_GEMM_NR;
               if (dr.on && last && ep) {
                 dr.epi = 1;
@@ -603,6 +605,7 @@ AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__opera
                   dr.res = ep->res + (ic + ir) * ep->res_m + (jc + jr);
                   dr.res_m = ep->res_m;
                 }
+                if (ep->act == AOT_ACT_SIGMOID || ep->act == AOT_ACT_SILU || ep->act == AOT_ACT_HARDSWISH) dr.post = ep;
                 if (ep->act == AOT_ACT_RELU) dr.lo = 0.f;
                 if (ep->act == AOT_ACT_CLAMP) {
                   dr.lo = ep->lo;
