@@ -873,8 +873,8 @@ class CEmitter final : public KernelLowering {
   // max_pool2d of contiguous float tensors through the kernel library.
   bool MaxPoolLibrary(const Node* n, const Pool2dArgs& pa, const std::string& px, const std::string& py) {
     const Value *x = n->input(0), *y = n->output();
-    if (!opts_.kernel_library || !pa.is_max || x->meta().dtype != DType::kFloat32 ||
-        y->meta().dtype != DType::kFloat32 || !x->meta().IsContiguous() || !y->meta().IsContiguous())
+    if (!use_kl_ || !pa.is_max || x->meta().dtype != DType::kFloat32 || y->meta().dtype != DType::kFloat32 ||
+        !x->meta().IsContiguous() || !y->meta().IsContiguous())
       return false;
     const auto &xs = x->meta().sizes, &ys = y->meta().sizes;
     body_ << "  static const aot__conv_geom geom = {" << xs[1] << ", " << xs[2] << ", " << xs[3] << ", " << pa.k[0]
