@@ -14,19 +14,11 @@
 #define AOT__DW_AVX512 0
 #endif
 
-#if defined(__GNUC__) && !defined(__OPTIMIZE_SIZE__)
-#define AOT__DW_INLINE static inline __attribute__((always_inline))
-#define AOT__DW_SPECIALISE 1 /* fixed-shape copies; -Os builds keep one */
-#else
-#define AOT__DW_INLINE static inline
-#define AOT__DW_SPECIALISE 0
-#endif
-
 /* One output row yr (OW wide) of one channel: plane is the channel's input,
  * wc its KH x KW filter, kernel rows [kh0, kh1) inside the image. */
-AOT__DW_INLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict plane, const float* restrict wc,
-                                float* restrict yr, int64_t ih0, int64_t kh0, int64_t kh1, int64_t KH, int64_t KW,
-                                int64_t SW, int64_t DH, int64_t DW, int64_t lo, int64_t hi, int interior_done) {
+AOT__KINLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict plane, const float* restrict wc,
+                              float* restrict yr, int64_t ih0, int64_t kh0, int64_t kh1, int64_t KH, int64_t KW,
+                              int64_t SW, int64_t DH, int64_t DW, int64_t lo, int64_t hi, int interior_done) {
   const int64_t W = g->W, OW = g->OW, PW = g->PW;
   (void)KH;
   /* Border columns: a tap may fall into the padding. */
@@ -57,10 +49,8 @@ AOT__DW_INLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict p
     const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     for (int64_t ow = lo; ow < hi; ow += 16) {
       const int64_t n = hi - ow < 16 ? hi - ow : 16, span = 2 * n + 1; /* columns s .. s + span - 1 */
-#define AOT__DW_LANES(k) ((k) >= 16 ? (__mmask16)0xffffu : (k) > 0 ? (__mmask16)((1u << (k)) - 1u) : (__mmask16)0)
-      const __mmask16 m0 = AOT__DW_LANES(span), m1 = AOT__DW_LANES(span - 16), m2 = AOT__DW_LANES(span - 2),
-                      m3 = AOT__DW_LANES(span - 18);
-#undef AOT__DW_LANES
+      const __mmask16 m0 = aot__lanes(0, span), m1 = aot__lanes(0, span - 16), m2 = aot__lanes(0, span - 2),
+                      m3 = aot__lanes(0, span - 18);
       __m512 acc = _mm512_setzero_ps();
       for (int64_t kh = kh0; kh < kh1; ++kh) {
         const float* xs = plane + (ih0 + kh * DH) * W + 2 * ow - PW;
@@ -71,7 +61,7 @@ AOT__DW_INLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict p
         acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[kh * 3 + 1]), _mm512_permutex2var_ps(a, od, b), acc);
         acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[kh * 3 + 2]), _mm512_permutex2var_ps(c, ev, d), acc);
       }
-      _mm512_mask_storeu_ps(yr + ow, (__mmask16)((1u << n) - 1u), acc);
+      _mm512_mask_storeu_ps(yr + ow, aot__lanes(0, n), acc);
     }
     return;
   }
@@ -98,9 +88,9 @@ AOT__DW_INLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict p
  * vectorise on small maps) whose first OW columns are the output rows. Taps
  * outside the image add w * 0: the same sums as the bounds-checked path for
  * finite weights. */
-AOT__DW_INLINE void aot__dw_padded(const aot__conv_geom* g, const float* restrict plane, const float* restrict wc,
-                                   float* restrict yc, float* restrict xp, int64_t Hp, int64_t Wp, int64_t KH,
-                                   int64_t KW, int64_t DH, int64_t DW) {
+AOT__KINLINE void aot__dw_padded(const aot__conv_geom* g, const float* restrict plane, const float* restrict wc,
+                                 float* restrict yc, float* restrict xp, int64_t Hp, int64_t Wp, int64_t KH, int64_t KW,
+                                 int64_t DH, int64_t DW) {
   const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
   const int64_t c_lo = PW < Wp ? PW : Wp, c_hi = PW + W < Wp ? PW + W : Wp; /* the image's columns */
   for (int64_t r = 0; r < Hp; ++r) {
@@ -130,9 +120,9 @@ AOT__DW_INLINE void aot__dw_padded(const aot__conv_geom* g, const float* restric
  * of output (oh, ow) is phase (kh % 2, kw % 2) at (oh + kh / 2, ow + kw / 2)
  * and output j = oh Wq + ow of the grid reads each phase at j plus a constant
  * per tap: a flat unit-stride loop, as at stride 1. */
-AOT__DW_INLINE void aot__dw_padded2(const aot__conv_geom* g, const float* restrict plane, const float* restrict wc,
-                                    float* restrict yc, float* restrict xq, int64_t Hq, int64_t Wq, int64_t KH,
-                                    int64_t KW) {
+AOT__KINLINE void aot__dw_padded2(const aot__conv_geom* g, const float* restrict plane, const float* restrict wc,
+                                  float* restrict yc, float* restrict xq, int64_t Hq, int64_t Wq, int64_t KH,
+                                  int64_t KW) {
   const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
   const int64_t phase = Hq * Wq;
   float* restrict q00 = xq;
@@ -177,9 +167,9 @@ AOT__DW_INLINE void aot__dw_padded2(const aot__conv_geom* g, const float* restri
 /* Channels [c0, c1) with the filter shape as (possibly constant) arguments:
  * rows whose kernel rows all lie inside the image take a copy of the row
  * code with constant kernel-row bounds. */
-AOT__DW_INLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, const float* w, float* y,
-                                   const aot__epilogue* ep, int64_t c0, int64_t c1, int64_t KH, int64_t KW, int64_t SH,
-                                   int64_t SW, int64_t DH, int64_t DW, float* xp) {
+AOT__KINLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, const float* w, float* y,
+                                 const aot__epilogue* ep, int64_t c0, int64_t c1, int64_t KH, int64_t KW, int64_t SH,
+                                 int64_t SW, int64_t DH, int64_t DW, float* xp) {
   const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
   int64_t lo, hi;
   aot__interior_cols(W, OW, KW, SW, PW, DW, &lo, &hi);
@@ -225,9 +215,8 @@ AOT__DW_INLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, cons
       for (int64_t oh = 0; oh < OH; ++oh) {
         float* yr = y + (c * OH + oh) * OW;
         const int64_t ih0 = oh * SH - PH; /* the input row of kernel row 0 */
-        int64_t kh0 = 0, kh1 = KH;
-        while (kh0 < KH && ih0 + kh0 * DH < 0) ++kh0;
-        while (kh1 > kh0 && ih0 + (kh1 - 1) * DH >= H) --kh1;
+        int64_t kh0, kh1;
+        aot__kernel_rows(ih0, KH, DH, H, &kh0, &kh1);
         if (kh0 == 0 && kh1 == KH)
           aot__dw_row(g, plane, wc, yr, ih0, 0, KH, KH, KW, SW, DH, DW, lo, hi, flat);
         else
@@ -259,7 +248,7 @@ AOT__DW_INLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, cons
 AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* x, const float* w, float* y,
                                           const aot__epilogue* ep, int64_t c0, int64_t c1) {
   float xp[AOT__DW_PAD_FLOATS]; /* one for every specialised copy below: 32 KB of stack */
-#if AOT__DW_SPECIALISE
+#if AOT__KSPECIALISE
   if (g->DH == 1 && g->DW == 1 && g->KH == g->KW && g->SH == g->SW) {
 #define AOT__DW_CASE(K, S)                                        \
   if (g->KH == K && g->SW == S) {                                 \

@@ -71,7 +71,7 @@ static inline void aot__pack_run(float* restrict out, const float* restrict row,
      * (128 -> 32 channels) ran 1.3x to 1.6x faster (bench/README). AVX2's
      * vmaskmov version ran 10-20% slower than the loops below, so AVX2 keeps
      * them. */
-    const __mmask16 all = (__mmask16)((1u << len) - 1u), in = (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+    const __mmask16 all = aot__lanes(0, len), in = aot__lanes(lo, hi);
     const __m512 v = hi == lo  ? _mm512_setzero_ps()
                      : lo == 0 ? _mm512_maskz_loadu_ps(in, row + iw0) /* one uop; expand costs three */
                                : _mm512_maskz_expandloadu_ps(in, row + iw0 + lo);
@@ -105,14 +105,13 @@ static inline void aot__pack_run(float* restrict out, const float* restrict row,
     if (hi > lo) {
       const float* s0 = row + iw0 + 2 * lo;
       const int64_t span = 2 * (hi - lo) - 1; /* columns read: s0[0 .. span) */
-      const __m512 a = _mm512_maskz_loadu_ps((__mmask16)(span >= 16 ? 0xffffu : (1u << span) - 1u), s0);
-      const __m512 b =
-          span > 16 ? _mm512_maskz_loadu_ps((__mmask16)((1u << (span - 16)) - 1u), s0 + 16) : _mm512_setzero_ps();
+      const __m512 a = _mm512_maskz_loadu_ps(aot__lanes(0, span), s0);
+      const __m512 b = span > 16 ? _mm512_maskz_loadu_ps(aot__lanes(0, span - 16), s0 + 16) : _mm512_setzero_ps();
       const __m512i idx = _mm512_sub_epi32(_mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
                                            _mm512_set1_epi32((int)(2 * lo)));
-      v = _mm512_maskz_permutex2var_ps((__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)), a, idx, b);
+      v = _mm512_maskz_permutex2var_ps(aot__lanes(lo, hi), a, idx, b);
     }
-    _mm512_mask_storeu_ps(out, (__mmask16)((1u << len) - 1u), v);
+    _mm512_mask_storeu_ps(out, aot__lanes(0, len), v);
     return;
   }
 #endif
@@ -144,13 +143,13 @@ static void aot__pack_b_conv_s1(const aot__conv_geom* g, const float* x, int64_t
       run_c[nruns] = c;
       run_ih[nruns] = oh * g->SH - g->PH;
       run_iw[nruns] = ow - g->PW;
-      store[nruns] = (__mmask16)((1u << len) - 1u);
+      store[nruns] = aot__lanes(0, len);
       for (int64_t kw = 0; kw < g->KW; ++kw) {
         const int64_t iw0 = run_iw[nruns] + kw * g->DW;
         int64_t l = iw0 < 0 ? AOT__MIN(-iw0, len) : 0, h = iw0 + len > g->W ? g->W - iw0 : len;
         if (h < l) h = l;
         lo[nruns][kw] = l;
-        in[nruns][kw] = (__mmask16)(((1u << h) - 1u) & ~((1u << l) - 1u));
+        in[nruns][kw] = aot__lanes(l, h);
       }
       ++nruns;
       c += len;
@@ -171,8 +170,7 @@ static void aot__pack_b_conv_s1(const aot__conv_geom* g, const float* x, int64_t
         }
         _mm512_mask_storeu_ps(o + run_c[r], store[r], v);
       }
-      if (cols < AOT_GEMM_NR)
-        _mm512_mask_storeu_ps(o + cols, (__mmask16)((1u << (AOT_GEMM_NR - cols)) - 1u), _mm512_setzero_ps());
+      if (cols < AOT_GEMM_NR) _mm512_mask_storeu_ps(o, aot__lanes(cols, AOT_GEMM_NR), _mm512_setzero_ps());
       if (++kw == g->KW) {
         kw = 0;
         if (++kh == g->KH) {

@@ -162,6 +162,34 @@ AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, con
 AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* x, const float* w, float* y,
                                           const aot__epilogue* ep, int64_t c0, int64_t c1);
 
+/* Shape-specialised copies of the direct kernels (depthwise convolution,
+ * pooling): forced inline so constant shape arguments fold; -Os builds keep
+ * one copy. */
+#if defined(__GNUC__) && !defined(__OPTIMIZE_SIZE__)
+#define AOT__KINLINE static inline __attribute__((always_inline))
+#define AOT__KSPECIALISE 1
+#else
+#define AOT__KINLINE static inline
+#define AOT__KSPECIALISE 0
+#endif
+
+/* Lanes [lo, hi) of a 16-lane vector as a mask, the bounds clamped to
+ * [0, 16] (the masked loads and stores of the AVX-512 paths). */
+static inline uint16_t aot__lanes(int64_t lo, int64_t hi) {
+  const unsigned l = lo < 0 ? 0u : lo > 16 ? 16u : (unsigned)lo, h = hi < 0 ? 0u : hi > 16 ? 16u : (unsigned)hi;
+  return (uint16_t)(((1u << h) - 1u) & ~((1u << l) - 1u));
+}
+
+/* The kernel rows [kh0, kh1) of a window whose row 0 is input row ih0 that
+ * lie inside the image's H rows. */
+static inline void aot__kernel_rows(int64_t ih0, int64_t KH, int64_t DH, int64_t H, int64_t* kh0, int64_t* kh1) {
+  int64_t a = 0, b = KH;
+  while (a < KH && ih0 + a * DH < 0) ++a;
+  while (b > a && ih0 + (b - 1) * DH >= H) --b;
+  *kh0 = a;
+  *kh1 = b;
+}
+
 /* The output columns [lo, hi) of a window sliding over W columns whose taps
  * all lie inside the image: ow*SW - PW >= 0 and ow*SW - PW + (KW-1)*DW < W
  * (depthwise convolution and pooling run them branch-free). */
