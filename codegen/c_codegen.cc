@@ -1155,11 +1155,17 @@ class CEmitter final : public KernelLowering {
     const size_t dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     int64_t at = 0;
-    for (const Value* in : n->args()[0].list) {
+    const std::vector<Value*>& list = n->args()[0].list;
+    for (size_t k = 0; k < list.size(); ++k) {
+      const Value* in = list[k];
       if (!in) return Unsupported("none in cat's tensor list");
       if (in->meta().sizes.size() != rank) {
         if (in->meta().numel() == 0) continue;
         return Unsupported("cat of tensors of different rank");
+      }
+      if (CatInputInPlace(n, k)) {  // its producer wrote it there (codegen/inplace_cat.h)
+        at += in->meta().sizes[dim];
+        continue;
       }
       AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(in));
       std::vector<std::string> v;

@@ -6,8 +6,49 @@
 
 namespace atenaot {
 
+int64_t CatDim(const Node* n) {
+  if (!n || n->op().schema.ns != "aten" || n->op().schema.name != "cat" || n->outputs().size() != 1 ||
+      n->args().size() < 2 || n->args()[1].kind != Arg::Kind::kLiteral ||
+      n->args()[1].literal.kind != Literal::Kind::kInt)
+    return -1;
+  const int64_t rank = static_cast<int64_t>(n->output()->meta().sizes.size()), d = n->args()[1].literal.i;
+  return d < -rank || d >= rank ? -1 : (d < 0 ? d + rank : d);
+}
+
+int64_t CatSliceOffset(const Node* cat, size_t k) {
+  const TensorMeta& y = cat->output()->meta();
+  const size_t dim = static_cast<size_t>(CatDim(cat));
+  const std::vector<Value*>& list = cat->args()[0].list;
+  int64_t at = 0;
+  for (size_t j = 0; j < k && j < list.size(); ++j)
+    if (list[j] && list[j]->meta().sizes.size() == y.sizes.size()) at += list[j]->meta().sizes[dim];
+  return y.offset + at * y.strides[dim];
+}
+
+bool CatInputInPlace(const Node* cat, size_t k) {
+  const std::vector<Value*>& list = cat->args()[0].list;
+  if (CatDim(cat) < 0 || k >= list.size() || !list[k]) return false;
+  const TensorMeta &x = list[k]->meta(), &y = cat->output()->meta();
+  if (x.storage != y.storage || x.dtype != y.dtype || x.sizes.size() != y.sizes.size() ||
+      x.offset != CatSliceOffset(cat, k))
+    return false;
+  for (size_t d = 0; d < x.sizes.size(); ++d)
+    if (x.sizes[d] != 1 && x.strides[d] != y.strides[d]) return false;
+  return true;
+}
+
 bool IsViewNode(const Node* n) {
   if (n->op().Writes()) return false;
+  if (CatDim(n) >= 0) {  // in place where every non-empty entry is (codegen/inplace_cat.h)
+    const std::vector<Value*>& list = n->args()[0].list;
+    bool any = false;
+    for (size_t k = 0; k < list.size(); ++k) {
+      if (!list[k] || list[k]->meta().numel() == 0) continue;
+      if (!CatInputInPlace(n, k)) return false;
+      any = true;
+    }
+    return any;
+  }
   for (const Value* o : n->outputs())
     for (const Value* in : n->InputValues())
       if (o->meta().storage == in->meta().storage) return true;

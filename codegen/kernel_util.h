@@ -18,6 +18,16 @@ namespace atenaot {
 // view: no code, only pointer arithmetic.
 bool IsViewNode(const Node* n);
 
+// aten::cat's dim (normalised), or -1 when n is not a cat with one result.
+int64_t CatDim(const Node* n);
+// Where (elements into the result's storage) cat's tensor-list entry k goes;
+// n must be a cat (CatDim >= 0).
+int64_t CatSliceOffset(const Node* cat, size_t k);
+// Whether cat's tensor-list entry k already lies where the cat would copy it
+// (codegen/inplace_cat.h): in the result's storage at its slice. Those
+// entries need no copy; a cat with all of them in place is a view.
+bool CatInputInPlace(const Node* cat, size_t k);
+
 // Strides of `m` broadcast (right-aligned) to the index space `sizes`.
 std::vector<int64_t> BroadcastStrides(const TensorMeta& m, const std::vector<int64_t>& sizes);
 

@@ -224,11 +224,14 @@ class Interpreter {
       const Buffer& b = plan_->analysis.buffers[i];
       if (b.home != BufferHome::kArena) continue;
       // Each storage's first value is copied into the buffer (several when a
-      // kernel reuses a dying input's buffer); the rest must land inside it.
+      // kernel reuses a dying input's buffer), and so is every result of a
+      // functional op (the slices of a cat written in place); the rest, views
+      // and in-place results, must land inside it.
       std::unordered_set<int64_t> seen;
       for (int64_t st : b.storages) buffer_of_[st] = static_cast<int>(i);
       for (const Value* v : b.values)
-        if (seen.insert(v->meta().storage).second) defining_[v] = static_cast<int>(i);
+        if (seen.insert(v->meta().storage).second || (v->producer() && v->producer()->op().kind == OpKind::kFunctional))
+          defining_[v] = static_cast<int>(i);
     }
     (void)g;
     return Status::Ok();

@@ -1657,6 +1657,64 @@ std::vector<SuiteProgram> Build() {
       Seeded(332, [] {
         return Ts{at::randn({2, 3, 4}), at::randint(-5, 5, {3, 4}, at::kInt)};
       }));
+  // ---------------------------------------------------------------------
+  // cat written in place (codegen/inplace_cat.h): producers write into their
+  // slice; what cannot move is copied. The plan-checked runs put every slice
+  // at its planned offset.
+  add(
+      "cat_in_place_inception_branches",
+      [](const Ts& in) -> Ts {
+        const T& x = in[0];
+        T y = at::cat({x * 2, (x + 1).relu(), at::avg_pool2d(x, 3, 1, 1), at::max_pool2d(x, 3, 1, 1)}, 1);
+        return {y.tanh(), y.sum({2, 3})};
+      },
+      Randn(340, {{1, 3, 5, 5}}));
+  add(
+      "cat_in_place_dense_block_prefix_views",
+      [](const Ts& in) -> Ts {
+        T x0 = in[0].relu();
+        T f1 = (x0 * 0.5).sin();
+        T c1 = at::cat({x0, f1}, 1);
+        T f2 = c1.sum(1, true).cos();
+        T c2 = at::cat({x0, f1, f2}, 1);
+        T f3 = c2.mean(1, true) * 2;
+        T c3 = at::cat({x0, f1, f2, f3}, 1);
+        return {c3 * 1.5, c1.exp(), c2.amax(1)};
+      },
+      Randn(341, {{1, 2, 3, 4}}));
+  add(
+      "cat_in_place_input_read_by_a_sibling_producer_and_repeated",
+      [](const Ts& in) -> Ts {
+        T a = in[0].exp();
+        T b = a * 2;  // reads a: only one of them may move
+        T y = at::cat({a, b, a}, 0);
+        return {y + 1};
+      },
+      Randn(342, {{2, 3}}));
+  add(
+      "cat_in_place_nested_output_and_graph_output_input",
+      [](const Ts& in) -> Ts {
+        T a = in[0].sigmoid(), b = in[0].cos(), c = in[1] * in[1];
+        T inner = at::cat({a, b}, 1);
+        T outer = at::cat({inner, c}, 1);
+        return {outer, b};  // outer straight into the caller's memory; b is an output itself
+      },
+      Randn(343, {{1, 2, 3}, {1, 4, 3}}));
+  add(
+      "cat_not_in_place_batch_two_dtype_mix_and_write_after",
+      [](const Ts& in) -> Ts {
+        T a = in[0] + 1, b = in[0].abs();
+        T y = at::cat({a, b}, 1);  // batch 2: the slices are strided, copied
+        T i = at::cat({in[1], in[1] + 1}, 0);
+        T m = at::cat({in[1].to(at::kFloat) * 2, a.select(0, 0)}, 0);  // int and float: promoted, copied
+        T w = in[0] - 1;
+        T z = at::cat({w, a}, 0);
+        w.mul_(3);  // written after the cat: must not change z
+        return {y, i, m, z, w};
+      },
+      Seeded(344, [] {
+        return Ts{at::randn({2, 3}), at::randint(-5, 5, {3}, at::kLong)};
+      }));
   return ps;
 }
 

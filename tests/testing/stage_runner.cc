@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "capture/jit_import.h"
+#include "codegen/inplace_cat.h"
 #include "interp/annotate.h"
 #include "interp/reference_interpreter.h"
 #include "ir/printer.h"
@@ -51,8 +52,10 @@ std::string RunProgramPlanned(const SuiteProgram& p, const std::string& algorith
   }
   if (s.ok()) s = AnnotateFromRun(**g, inputs);
   if (!s.ok()) return s.ToString();
-  // The memory-aware op order (plan/schedule.h) is checked here too: the
-  // interpreter runs the nodes in the new order with every buffer at its offset.
+  // Cats written in place (codegen/inplace_cat.h) and the memory-aware op
+  // order (plan/schedule.h) are checked here too: the interpreter runs the
+  // nodes in the new order with every buffer, and every cat slice, at its offset.
+  WriteCatInputsInPlace(**g);
   StatusOr<ScheduleStats> scheduled = ScheduleForMemory(**g, 64, nullptr, nullptr);
   if (!scheduled.ok()) return "scheduling failed: " + scheduled.status().ToString();
   auto plan = PlanMemory(**g, algorithm);
