@@ -84,21 +84,47 @@ class Search {
         level.resize(static_cast<size_t>(keep));
         r.exact = false;
       }
-      for (const State& s : level) {
+      // Each set keeps its best state.
+      const auto keep_best = [&](State n) {
+        auto& bucket = buckets[n.count];
+        auto found = bucket.find(n.bits);
+        if (found == bucket.end())
+          bucket.emplace(n.bits, std::move(n));
+        else if (Better(n, found->second))
+          found->second = std::move(n);
+      };
+      const auto over_budget = [&] {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() >
+               o.time_budget_ms;
+      };
+      for (size_t i = 0; i < level.size(); ++i) {
+        const State& s = level[i];
         ++r.states;
-        for (int u : s.ready) {
-          State n = Step(s, u);
-          auto& bucket = buckets[n.count];
-          auto found = bucket.find(n.bits);
-          if (found == bucket.end())
-            bucket.emplace(n.bits, std::move(n));
-          else if (Better(n, found->second))
-            found->second = std::move(n);
+        if (greedy) {  // one successor, not all: the ready node that raises the peak least, then frees most
+          int best = -1;
+          int64_t best_peak = 0, best_live = 0;
+          for (int u : s.ready) {
+            const Effect e = Cost(s, u);
+            const int64_t pk = std::max(s.peak, s.live + e.alloc - e.credit), lv = s.live + e.alloc - e.freed;
+            if (best < 0 || pk < best_peak || (pk == best_peak && lv < best_live)) {
+              best = u;
+              best_peak = pk;
+              best_live = lv;
+            }
+          }
+          if (best >= 0) keep_best(Step(s, best));
+          continue;
+        }
+        for (int u : s.ready) keep_best(Step(s, u));
+        // A wide level can take long by itself: past the budget, the states
+        // not yet expanded are dropped and the rest runs greedily.
+        if (!greedy && i % 32 == 31 && i + 1 < level.size() && over_budget()) {
+          greedy = true;
+          r.exact = false;
+          break;
         }
       }
-      if (!greedy &&
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > o.time_budget_ms)
-        greedy = true;
+      if (!greedy && over_budget()) greedy = true;
     }
     return r;
   }

@@ -91,7 +91,7 @@ Every plan is checked for overlaps before it is reported.
   --align BYTES   buffer alignment, a power of two up to 4096 (default 64)
   --schedule S    memory (default): reorder the ops, within their
                   dependences, to lower the most bytes live at once (exact
-                  search on small graphs, a beam on large ones, within 1 s);
+                  search on small graphs, a beam on large ones, within 0.5 s);
                   none: keep the traced order
   --json FILE     write arena_bytes, lower_bound_bytes, naive_bytes,
                   eager_peak_bytes, lower_bound_before_reinplace_bytes,
