@@ -103,7 +103,8 @@ void AotTransformer(benchmark::State& s) {
     B = {pb.data(), 0, 0, 1, nullptr};
   }
   const int rule = aot__sgemm_packing(M, N, K, &A, &B);
-  const int packing = form == 0 ? AOT_GEMM_PACK_A | AOT_GEMM_PACK_B : form == 1 ? rule : b_trans ? AOT_GEMM_PACK_B : 0;
+  const int pack_b = b_pre ? 0 : AOT_GEMM_PACK_B;  // a prepacked B is never packed again
+  const int packing = form == 0 ? AOT_GEMM_PACK_A | pack_b : form == 1 ? rule : b_trans ? pack_b : 0;
   std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, packing)));
   for (auto _ : s) {
     aot__sgemm_range_packing(M, N, K, &A, &B, c.data(), N, 1, nullptr, scratch.data(), 0, M, 0, N, packing);
