@@ -823,6 +823,7 @@ class CEmitter final : public KernelLowering {
   // it (PlanForCodegen with KernelScratchBytes), as large as `lg` needs.
   StatusOr<std::string> Scratch(const Node* n, const LibraryGemm& lg) { return Scratch(n, lg.ScratchBytes(), "float"); }
   StatusOr<std::string> Scratch(const Node* n, int64_t bytes, const std::string& ctype) {
+    if (bytes == 0) return "(" + ctype + "*)0";  // a GEMM reading its operands in place
     auto it = scratch_.find(n);
     if (it == scratch_.end() || it->second.second < bytes)
       return Internal("the memory plan lacks the " + std::to_string(bytes) + " B of kernel scratch of " + NodeText(n) +
@@ -1012,8 +1013,7 @@ class CEmitter final : public KernelLowering {
                         Bytes(packed));
     }
     if (bias) pb += " + g * " + std::to_string(cout_g * bias->meta().strides[0]);
-    const bool pointwise = ws[2] == 1 && ws[3] == 1 && ca.stride[0] == 1 && ca.stride[1] == 1 && ca.pad[0] == 0 &&
-                           ca.pad[1] == 0;  // B is the image itself
+    const bool pointwise = lg.pointwise;  // B is the image itself
     const std::string plane = std::to_string(xs[2] * xs[3]);
     AOT_ASSIGN_OR_RETURN(std::string ep,
                          EpilogueDecl(pb, bias ? bias->meta().strides[0] : 0, 0,

@@ -13,8 +13,16 @@ namespace {
 // tens of microseconds on a loaded machine). Tests use a tiny grain.
 constexpr int64_t kMacsPerGrainElement = 32;
 
-void ChooseSplit(LibraryGemm& lg, const CodegenOptions& o) {
-  lg.slot_floats = aot__sgemm_scratch_floats(lg.M, lg.N, lg.K, lg.a_packed ? 1 : 0, lg.b_packed ? 1 : 0);
+// A and B as the emitter passes them to aot__sgemm, less the data pointers
+// (the packing question reads only strides and flags); a conv B's geometry
+// is irrelevant to it, any non-null one will do.
+void ChooseSplit(LibraryGemm& lg, const CodegenOptions& o, int64_t a_s0, int64_t a_s1, int64_t b_s0, int64_t b_s1,
+                 bool b_conv) {
+  static const aot__conv_geom kAnyGeom = {};
+  const aot__operand a = {nullptr, a_s0, a_s1, lg.a_packed ? 1 : 0, nullptr},
+                     b = {nullptr, b_s0, b_s1, lg.b_packed ? 1 : 0, b_conv ? &kAnyGeom : nullptr};
+  lg.packing = aot__sgemm_packing(lg.M, lg.N, lg.K, &a, &b);
+  lg.slot_floats = aot__sgemm_scratch_floats(lg.M, lg.N, lg.K, lg.packing);
   int64_t parts = o.threads ? std::max(o.gemm_threads, 1) : 1;
   const int64_t macs = lg.M * lg.N * std::max<int64_t>(lg.K, 1);
   parts = std::min(parts, std::max<int64_t>(1, macs / (std::max<int64_t>(o.thread_grain, 1) * kMacsPerGrainElement)));
@@ -52,7 +60,9 @@ LibraryGemm MatmulGemm(const Graph& g, const MatmulShape& ms, const CodegenOptio
   bool b_shared = true;  // the same B for every batch entry (linear's weight)
   for (int64_t st : ms.BatchStrides(ms.bm)) b_shared = b_shared && st == 0;
   lg.b_packed = ms.b_transposed && ms.b->meta().sizes.size() == 2 && ConstF32Weight(g, ms.b) && b_shared;
-  ChooseSplit(lg, o);
+  const std::vector<int64_t>&as = ms.am.strides, &bs = ms.bm.strides;  // as MatmulLibrary passes them
+  ChooseSplit(lg, o, as[as.size() - 2], as.back(), lg.b_packed ? 0 : bs[bs.size() - 2], lg.b_packed ? 0 : bs.back(),
+              false);
   return lg;
 }
 
@@ -77,7 +87,9 @@ LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
   lg.N = ys[2] * ys[3];
   lg.K = cin_g * ws[2] * ws[3];
   lg.a_packed = true;  // the weights, packed at compile time; B is the image (im2col panels)
-  ChooseSplit(lg, o);
+  lg.pointwise =
+      ws[2] == 1 && ws[3] == 1 && ca->stride[0] == 1 && ca->stride[1] == 1 && ca->pad[0] == 0 && ca->pad[1] == 0;
+  ChooseSplit(lg, o, 0, 0, lg.pointwise ? lg.N : 0, lg.pointwise ? 1 : 0, !lg.pointwise);
   return lg;
 }
 

@@ -20,6 +20,13 @@ struct LibraryGemm {
   bool depthwise = false;  // conv2d through the library's depthwise kernel
   int64_t M = 0, N = 0, K = 0;
   bool a_packed = false, b_packed = false;  // prepacked at compile time
+  // conv2d 1x1, stride 1, no padding: B is the image itself (strides N, 1),
+  // which the kernel may read in place; other convs pack im2col panels.
+  bool pointwise = false;
+  // AOT_GEMM_PACK_A/_B: the operands the kernel packs into scratch at run
+  // time (aot__sgemm_packing of the strides the emitter passes); the others
+  // it reads in place.
+  int packing = 0;
   // One GEMM call splits over at most `parts` threads, by columns (units of
   // 32, so the micro-kernel's tile pairs never change) or by rows (units of
   // 8); part k packs into slot k of the scratch, `slot_floats` each.

@@ -49,16 +49,17 @@ void AotGemm(benchmark::State& s) {
                      c(static_cast<size_t>(M * N));
   std::vector<float> pa(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
   aot__sgemm_pack_a(M, K, a.data(), K, 1, pa.data());
-  std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, 1, 0)));
   const aot__operand A = {pa.data(), 0, 0, 1, nullptr}, B = {b.data(), N, 1, 0, nullptr};
+  std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, AOT_GEMM_PACK_B)));
   for (auto _ : s) {
-    aot__sgemm(M, N, K, &A, &B, c.data(), N, 1, nullptr, scratch.data());
+    aot__sgemm_range_packing(M, N, K, &A, &B, c.data(), N, 1, nullptr, scratch.data(), 0, M, 0, N, AOT_GEMM_PACK_B);
     benchmark::DoNotOptimize(c.data());
   }
   Flops(s, 2.0 * M * N * K);
 }
 
-// args: Cin, H (= W), Cout, kernel, stride
+// args: Cin, H (= W), Cout, kernel, stride, force packing (a 1x1 stride-1
+// conv's B, the image itself, is otherwise read as aot__sgemm's rule says)
 void AotConv(benchmark::State& s) {
   const int64_t C = s.range(0), H = s.range(1), Co = s.range(2), k = s.range(3), st = s.range(4), p = k / 2;
   aot__conv_geom g = {C, H, H, k, k, st, st, p, p, 1, 1, 0, 0};
@@ -68,18 +69,78 @@ void AotConv(benchmark::State& s) {
                      y(static_cast<size_t>(M * N));
   std::vector<float> pw(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
   aot__sgemm_pack_a(M, K, w.data(), K, 1, pw.data());
-  std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, 1, 0)));
   const bool pointwise = k == 1 && st == 1;
   const aot__operand A = {pw.data(), 0, 0, 1, nullptr};
   const aot__operand B = pointwise ? aot__operand{x.data(), N, 1, 0, nullptr} : aot__operand{x.data(), 0, 0, 0, &g};
+  const int packing = s.range(5) ? AOT_GEMM_PACK_B : aot__sgemm_packing(M, N, K, &A, &B);
+  std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, packing)));
   aot__epilogue ep = {};
   ep.act = AOT_ACT_RELU;
   for (auto _ : s) {
-    aot__sgemm(M, N, K, &A, &B, y.data(), N, 1, &ep, scratch.data());
+    aot__sgemm_range_packing(M, N, K, &A, &B, y.data(), N, 1, &ep, scratch.data(), 0, M, 0, N, packing);
     benchmark::DoNotOptimize(y.data());
   }
   s.SetLabel("M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
   Flops(s, 2.0 * M * N * K);
+}
+
+// Issue 15: operands read in place vs packed into scratch, on the GEMMs of a
+// transformer block (batch 1, seq tokens, d_model d, heads of 64, FFN 4d).
+// args: M, N, K, lda, ldb, B prepacked (a linear's weight), B transposed
+// (B[k, n] at b[n*ldb + k]: Q K^T), form (0: both packed at run time as
+// before, 1: aot__sgemm's rule, 2: whatever can be, in place). Label: the
+// rule's choice.
+void AotTransformer(benchmark::State& s) {
+  const int64_t M = s.range(0), N = s.range(1), K = s.range(2), lda = s.range(3), ldb = s.range(4) ? s.range(4) : N;
+  const bool b_pre = s.range(5) != 0, b_trans = s.range(6) != 0;
+  const int form = static_cast<int>(s.range(7));
+  std::vector<float> a = Random(static_cast<size_t>(M * lda)),
+                     b = Random(static_cast<size_t>(b_trans ? N * ldb : K * ldb)), c(static_cast<size_t>(M * N));
+  std::vector<float> pb(static_cast<size_t>(aot__sgemm_packed_b_floats(K, N)));
+  aot__operand A = {a.data(), lda, 1, 0, nullptr}, B = {b.data(), b_trans ? 1 : ldb, b_trans ? ldb : 1, 0, nullptr};
+  if (b_pre) {
+    aot__sgemm_pack_b(K, N, b.data(), B.s0, B.s1, pb.data());
+    B = {pb.data(), 0, 0, 1, nullptr};
+  }
+  const int rule = aot__sgemm_packing(M, N, K, &A, &B);
+  const int pack_b = b_pre ? 0 : AOT_GEMM_PACK_B;  // a prepacked B is never packed again
+  const int packing = form == 0 ? AOT_GEMM_PACK_A | pack_b : form == 1 ? rule : b_trans ? pack_b : 0;
+  std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, packing)));
+  for (auto _ : s) {
+    aot__sgemm_range_packing(M, N, K, &A, &B, c.data(), N, 1, nullptr, scratch.data(), 0, M, 0, N, packing);
+    benchmark::DoNotOptimize(c.data());
+  }
+  s.SetLabel(std::string("rule packs") + (rule & AOT_GEMM_PACK_A ? " A" : "") + (rule & AOT_GEMM_PACK_B ? " B" : "") +
+             ", scratch " + std::to_string(aot__sgemm_scratch_floats(M, N, K, packing) * 4) + " B");
+  Flops(s, 2.0 * M * N * K);
+}
+
+// seq tokens x d_model: the QKV projection (one fused weight, 3d), the
+// output projection, the FFN's two layers (weights prepacked, A the
+// activations), then per head Q K^T (Q and K columns of the fused QKV
+// output, stride 3d) and attention @ V (V likewise); then B an activation
+// of stride N, 4 KB multiples among them; then B's stride alone.
+void TransformerShapes(benchmark::internal::Benchmark* b) {
+  for (int64_t form = 0; form < 3; ++form) {
+    for (int64_t d : {64, 256, 768})
+      for (int64_t seq : {10, 128}) {
+        b->Args({seq, 3 * d, d, d, 0, 1, 0, form});
+        b->Args({seq, d, d, d, 0, 1, 0, form});
+        b->Args({seq, 4 * d, d, d, 0, 1, 0, form});
+        b->Args({seq, d, 4 * d, 4 * d, 0, 1, 0, form});
+        b->Args({seq, seq, 64, 3 * d, 3 * d, 0, 1, form});
+        b->Args({seq, 64, seq, seq, 3 * d, 0, 0, form});
+      }
+    for (auto m : std::vector<std::vector<int64_t>>{
+             {128, 128, 128}, {128, 512, 128}, {128, 1024, 256}, {256, 768, 768}, {64, 3072, 768}, {128, 4096, 256}})
+      b->Args({m[0], m[1], m[2], m[2], m[1], 0, 0, form});
+    // attention @ V of d_model 1024 (V's rows 12 KB apart)
+    b->Args({128, 64, 128, 128, 3072, 0, 0, form});
+    b->Args({10, 64, 10, 10, 3072, 0, 0, form});
+    // B's row stride alone: 4 KB multiples put a panel's rows in few L1 sets.
+    for (int64_t ldb : {256, 272, 1024, 1040, 4096, 4112})
+      for (int64_t k : {256, 768}) b->Args({128, 256, k, k, ldb, 0, 0, form});
+  }
 }
 
 // args: C, H (= W), stride, k (padding k / 2)
@@ -139,12 +200,18 @@ void ConvShapes(benchmark::internal::Benchmark* b) {
                                                   {128, 28, 32, 3, 1},
                                                   {128, 14, 32, 3, 1},
                                                   {128, 7, 32, 3, 1}})
-    b->Args(s);
+    for (int64_t force : {0, 1})
+      if (!force || (s[3] == 1 && s[4] == 1)) {
+        std::vector<int64_t> a = s;
+        a.push_back(force);
+        b->Args(a);
+      }
 }
 
 BENCHMARK(OpenBlas)->Apply(GemmShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotGemm)->Apply(GemmShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotConv)->Apply(ConvShapes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(AotTransformer)->Apply(TransformerShapes)->Unit(benchmark::kMicrosecond);
 // MobileNetV2's 3x3 and EfficientNet-B0's 5x5 layers.
 BENCHMARK(AotDepthwise)
     ->Args({144, 56, 1, 3})

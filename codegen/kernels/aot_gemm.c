@@ -1,7 +1,10 @@
 /* Blocked SGEMM on packed panels (see aot_kernels.h). Loop order as in BLIS:
  * for each NC columns and KC-deep block of B: pack (or find prepacked) B;
  * for each MC rows of A: pack (or find) A; then MR x NR tiles, a B panel
- * kept in L1 while the A block streams from L2. */
+ * kept in L1 while the A block streams from L2. Where aot__sgemm_packing
+ * says so an operand is read in place instead (no scratch: small GEMMs'
+ * scratch outweighed their activations), its edge panel through a tile on
+ * the stack. */
 #include "aot_kernels.h"
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
@@ -243,29 +246,59 @@ AOT_KAPI void aot__sgemm_pack_b(int64_t K, int64_t N, const float* B, int64_t b_
     aot__pack_b_block(B, b_k, b_n, N, 0, N, k0, AOT__MIN(AOT_GEMM_KC, K - k0), dst + k0 * np);
 }
 
-AOT_KAPI int64_t aot__sgemm_scratch_floats(int64_t M, int64_t N, int64_t K, int a_packed, int b_packed) {
+/* Whether aot__sgemm reads an operand in place (see aot_kernels.h). Only
+ * shapes, strides and flags: the compiler asks the same question when it
+ * plans the scratch. From gemm_bench's AotTransformer and AotConv rows
+ * (bench/README.md, issue 15): an A with rows or columns of unit stride ran
+ * as fast in place as packed (0.8-1.1x, within this VM's noise) on every
+ * transformer shape, row strides of 4 KB multiples included; a B of unit
+ * column stride too, except with its rows 4 KB or more apart and a whole
+ * KC block of them (K = 768: 1.1-1.2x slower; each row its own page, a
+ * panel's 256 rows more than the L1 TLB holds). */
+static int aot__a_in_place(const aot__operand* A) { return A->s1 == 1 || A->s0 == 1; }
+
+static int aot__b_in_place(int64_t K, const aot__operand* B) {
+  return !B->conv && B->s1 == 1 && (B->s0 < 1024 || K < AOT_GEMM_KC);
+}
+
+AOT_KAPI int aot__sgemm_packing(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B) {
+  int p = 0;
+  (void)M;
+  (void)N;
+  if (!A->packed && !aot__a_in_place(A)) p |= AOT_GEMM_PACK_A;
+  if (!B->packed && !aot__b_in_place(K, B)) p |= AOT_GEMM_PACK_B;
+  return p;
+}
+
+AOT_KAPI int64_t aot__sgemm_scratch_floats(int64_t M, int64_t N, int64_t K, int packing) {
   const int64_t kc = AOT__MIN(AOT_GEMM_KC, K);
   int64_t s = 0;
-  if (!a_packed) s += aot__round_up(AOT__MIN(AOT_GEMM_MC, M), AOT_GEMM_MR) * kc;
-  if (!b_packed) s += aot__round_up(AOT__MIN(AOT_GEMM_NC, N), AOT_GEMM_NR) * kc;
+  if (packing & AOT_GEMM_PACK_A) s += aot__round_up(AOT__MIN(AOT_GEMM_MC, M), AOT_GEMM_MR) * kc;
+  if (packing & AOT_GEMM_PACK_B) s += aot__round_up(AOT__MIN(AOT_GEMM_NC, N), AOT_GEMM_NR) * kc;
   return aot__round_up(s, 16); /* keeps the second buffer 64-byte aligned */
 }
 
-/* ---- micro-kernels: t[r*NR + c] = sum_k a[k*MR + r] * b[k*NR + c] ---- */
+/* ---- micro-kernels: t[r*NR + c] = sum_k a[r*ar + k*ak] * b[k*ldb + c] ----
+ * A packed A panel has ar = 1, ak = MR, a packed B panel ldb = NR; operands
+ * read in place pass their own strides. Each body is inlined into three
+ * forms below (packed strides as constants, the packed path's code as
+ * before; a B read in place; an A read in place); every form sums each
+ * element in the same order, so the bits never depend on the form. */
 #if defined(__AVX512F__)
-static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
+AOT__KINLINE void aot__micro_k(int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b, int64_t ldb,
+                               float* t) {
   __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
   for (int64_t k = 0; k < kc; ++k) {
-    const __m512 bv = _mm512_loadu_ps(b + k * AOT_GEMM_NR);
-    const float* ak = a + k * AOT_GEMM_MR;
-    c0 = _mm512_fmadd_ps(_mm512_set1_ps(ak[0]), bv, c0);
-    c1 = _mm512_fmadd_ps(_mm512_set1_ps(ak[1]), bv, c1);
-    c2 = _mm512_fmadd_ps(_mm512_set1_ps(ak[2]), bv, c2);
-    c3 = _mm512_fmadd_ps(_mm512_set1_ps(ak[3]), bv, c3);
-    c4 = _mm512_fmadd_ps(_mm512_set1_ps(ak[4]), bv, c4);
-    c5 = _mm512_fmadd_ps(_mm512_set1_ps(ak[5]), bv, c5);
-    c6 = _mm512_fmadd_ps(_mm512_set1_ps(ak[6]), bv, c6);
-    c7 = _mm512_fmadd_ps(_mm512_set1_ps(ak[7]), bv, c7);
+    const __m512 bv = _mm512_loadu_ps(b + k * ldb);
+    const float* a_k = a + k * ak;
+    c0 = _mm512_fmadd_ps(_mm512_set1_ps(a_k[0 * ar]), bv, c0);
+    c1 = _mm512_fmadd_ps(_mm512_set1_ps(a_k[1 * ar]), bv, c1);
+    c2 = _mm512_fmadd_ps(_mm512_set1_ps(a_k[2 * ar]), bv, c2);
+    c3 = _mm512_fmadd_ps(_mm512_set1_ps(a_k[3 * ar]), bv, c3);
+    c4 = _mm512_fmadd_ps(_mm512_set1_ps(a_k[4 * ar]), bv, c4);
+    c5 = _mm512_fmadd_ps(_mm512_set1_ps(a_k[5 * ar]), bv, c5);
+    c6 = _mm512_fmadd_ps(_mm512_set1_ps(a_k[6 * ar]), bv, c6);
+    c7 = _mm512_fmadd_ps(_mm512_set1_ps(a_k[7 * ar]), bv, c7);
   }
   _mm512_storeu_ps(t + 0 * 16, c0);
   _mm512_storeu_ps(t + 1 * 16, c1);
@@ -293,35 +326,37 @@ typedef struct aot__direct {
   int64_t res_m;
   const aot__epilogue* post; /* sigmoid, SiLU or hardswish: applied to the stored rows (aot__act_row) */
 } aot__direct;
-static void aot__micro2(int64_t kc, const float* a, const float* b0, const float* b1, float* t0, float* t1,
-                        const aot__direct* dr) {
+/* The second panel has its own stride: it may be the edge panel's tile
+ * while the first is read in place. */
+AOT__KINLINE void aot__micro2_k(int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b0, int64_t lb0,
+                                const float* b1, int64_t lb1, float* t0, float* t1, const aot__direct* dr) {
   __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
   __m512 d0 = c0, d1 = c0, d2 = c0, d3 = c0, d4 = c0, d5 = c0, d6 = c0, d7 = c0;
   for (int64_t k = 0; k < kc; ++k) {
-    const __m512 bv = _mm512_loadu_ps(b0 + k * AOT_GEMM_NR), bw = _mm512_loadu_ps(b1 + k * AOT_GEMM_NR);
-    const float* ak = a + k * AOT_GEMM_MR;
-    __m512 av = _mm512_set1_ps(ak[0]);
+    const __m512 bv = _mm512_loadu_ps(b0 + k * lb0), bw = _mm512_loadu_ps(b1 + k * lb1);
+    const float* a_k = a + k * ak;
+    __m512 av = _mm512_set1_ps(a_k[0 * ar]);
     c0 = _mm512_fmadd_ps(av, bv, c0);
     d0 = _mm512_fmadd_ps(av, bw, d0);
-    av = _mm512_set1_ps(ak[1]);
+    av = _mm512_set1_ps(a_k[1 * ar]);
     c1 = _mm512_fmadd_ps(av, bv, c1);
     d1 = _mm512_fmadd_ps(av, bw, d1);
-    av = _mm512_set1_ps(ak[2]);
+    av = _mm512_set1_ps(a_k[2 * ar]);
     c2 = _mm512_fmadd_ps(av, bv, c2);
     d2 = _mm512_fmadd_ps(av, bw, d2);
-    av = _mm512_set1_ps(ak[3]);
+    av = _mm512_set1_ps(a_k[3 * ar]);
     c3 = _mm512_fmadd_ps(av, bv, c3);
     d3 = _mm512_fmadd_ps(av, bw, d3);
-    av = _mm512_set1_ps(ak[4]);
+    av = _mm512_set1_ps(a_k[4 * ar]);
     c4 = _mm512_fmadd_ps(av, bv, c4);
     d4 = _mm512_fmadd_ps(av, bw, d4);
-    av = _mm512_set1_ps(ak[5]);
+    av = _mm512_set1_ps(a_k[5 * ar]);
     c5 = _mm512_fmadd_ps(av, bv, c5);
     d5 = _mm512_fmadd_ps(av, bw, d5);
-    av = _mm512_set1_ps(ak[6]);
+    av = _mm512_set1_ps(a_k[6 * ar]);
     c6 = _mm512_fmadd_ps(av, bv, c6);
     d6 = _mm512_fmadd_ps(av, bw, d6);
-    av = _mm512_set1_ps(ak[7]);
+    av = _mm512_set1_ps(a_k[7 * ar]);
     c7 = _mm512_fmadd_ps(av, bv, c7);
     d7 = _mm512_fmadd_ps(av, bw, d7);
   }
@@ -383,23 +418,24 @@ static void aot__micro2(int64_t kc, const float* a, const float* b0, const float
 #elif defined(__AVX2__) && defined(__FMA__)
 /* 16 ymm registers: the 8 x 16 tile as two 4 x 16 halves (8 accumulators,
  * 2 B loads and 4 broadcasts per 8 FMAs); the B panel stays in L1. */
-static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
+AOT__KINLINE void aot__micro_k(int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b, int64_t ldb,
+                               float* t) {
   for (int h = 0; h < 2; ++h) {
     __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
-    const float* ah = a + 4 * h;
+    const float* ah = a + 4 * h * ar;
     for (int64_t k = 0; k < kc; ++k) {
-      const __m256 b0 = _mm256_loadu_ps(b + k * AOT_GEMM_NR), b1 = _mm256_loadu_ps(b + k * AOT_GEMM_NR + 8);
-      const float* ak = ah + k * AOT_GEMM_MR;
-      __m256 av = _mm256_broadcast_ss(ak + 0);
+      const __m256 b0 = _mm256_loadu_ps(b + k * ldb), b1 = _mm256_loadu_ps(b + k * ldb + 8);
+      const float* a_k = ah + k * ak;
+      __m256 av = _mm256_broadcast_ss(a_k + 0 * ar);
       c0 = _mm256_fmadd_ps(av, b0, c0);
       c1 = _mm256_fmadd_ps(av, b1, c1);
-      av = _mm256_broadcast_ss(ak + 1);
+      av = _mm256_broadcast_ss(a_k + 1 * ar);
       c2 = _mm256_fmadd_ps(av, b0, c2);
       c3 = _mm256_fmadd_ps(av, b1, c3);
-      av = _mm256_broadcast_ss(ak + 2);
+      av = _mm256_broadcast_ss(a_k + 2 * ar);
       c4 = _mm256_fmadd_ps(av, b0, c4);
       c5 = _mm256_fmadd_ps(av, b1, c5);
-      av = _mm256_broadcast_ss(ak + 3);
+      av = _mm256_broadcast_ss(a_k + 3 * ar);
       c6 = _mm256_fmadd_ps(av, b0, c6);
       c7 = _mm256_fmadd_ps(av, b1, c7);
     }
@@ -419,23 +455,24 @@ static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
  * 8 x 16 tile in four 4 x 8 quarters, 8 vector accumulators each, so they
  * stay in the 16 registers of the baseline ISAs. */
 typedef float aot__v4 __attribute__((vector_size(16)));
-static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
+AOT__KINLINE void aot__micro_k(int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b, int64_t ldb,
+                               float* t) {
   for (int q = 0; q < 4; ++q) {
     const int r0 = (q >> 1) * 4, c0 = (q & 1) * 8;
     aot__v4 x0 = {0, 0, 0, 0}, x1 = x0, x2 = x0, x3 = x0, y0 = x0, y1 = x0, y2 = x0, y3 = x0;
     for (int64_t k = 0; k < kc; ++k) {
       aot__v4 b0, b1;
-      memcpy(&b0, b + k * AOT_GEMM_NR + c0, 16);
-      memcpy(&b1, b + k * AOT_GEMM_NR + c0 + 4, 16);
-      const float* ak = a + k * AOT_GEMM_MR + r0;
-      x0 += ak[0] * b0;
-      y0 += ak[0] * b1;
-      x1 += ak[1] * b0;
-      y1 += ak[1] * b1;
-      x2 += ak[2] * b0;
-      y2 += ak[2] * b1;
-      x3 += ak[3] * b0;
-      y3 += ak[3] * b1;
+      memcpy(&b0, b + k * ldb + c0, 16);
+      memcpy(&b1, b + k * ldb + c0 + 4, 16);
+      const float* a_k = a + k * ak + r0 * ar;
+      x0 += a_k[0 * ar] * b0;
+      y0 += a_k[0 * ar] * b1;
+      x1 += a_k[1 * ar] * b0;
+      y1 += a_k[1 * ar] * b1;
+      x2 += a_k[2 * ar] * b0;
+      y2 += a_k[2 * ar] * b1;
+      x3 += a_k[3 * ar] * b0;
+      y3 += a_k[3 * ar] * b1;
     }
     float* tq = t + r0 * AOT_GEMM_NR + c0;
     memcpy(tq, &x0, 16);
@@ -450,16 +487,59 @@ static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
 }
 #else
 /* Plain C for other compilers. */
-static void aot__micro(int64_t kc, const float* a, const float* b, float* t) {
+AOT__KINLINE void aot__micro_k(int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b, int64_t ldb,
+                               float* t) {
   float acc[AOT_GEMM_MR * AOT_GEMM_NR];
   for (int i = 0; i < AOT_GEMM_MR * AOT_GEMM_NR; ++i) acc[i] = 0.f;
   for (int64_t k = 0; k < kc; ++k) {
-    const float* ak = a + k * AOT_GEMM_MR;
-    const float* bk = b + k * AOT_GEMM_NR;
+    const float* bk = b + k * ldb;
     for (int r = 0; r < AOT_GEMM_MR; ++r)
-      for (int c = 0; c < AOT_GEMM_NR; ++c) acc[r * AOT_GEMM_NR + c] += ak[r] * bk[c];
+      for (int c = 0; c < AOT_GEMM_NR; ++c) acc[r * AOT_GEMM_NR + c] += a[r * ar + k * ak] * bk[c];
   }
   for (int i = 0; i < AOT_GEMM_MR * AOT_GEMM_NR; ++i) t[i] = acc[i];
+}
+#endif
+
+/* The three forms of each micro-kernel; the packed strides are constants
+ * in the first two. */
+static void aot__micro_pp(int64_t kc, const float* a, const float* b, float* t) {
+  aot__micro_k(kc, a, 1, AOT_GEMM_MR, b, AOT_GEMM_NR, t);
+}
+static void aot__micro_pb(int64_t kc, const float* a, const float* b, int64_t ldb, float* t) {
+  aot__micro_k(kc, a, 1, AOT_GEMM_MR, b, ldb, t);
+}
+static void aot__micro_aa(int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b, int64_t ldb, float* t) {
+  aot__micro_k(kc, a, ar, ak, b, ldb, t);
+}
+static void aot__micro(int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b, int64_t ldb, float* t) {
+  if (ar != 1 || ak != AOT_GEMM_MR)
+    aot__micro_aa(kc, a, ar, ak, b, ldb, t);
+  else if (ldb != AOT_GEMM_NR)
+    aot__micro_pb(kc, a, b, ldb, t);
+  else
+    aot__micro_pp(kc, a, b, t);
+}
+#ifdef AOT__HAVE_MICRO2
+static void aot__micro2_pp(int64_t kc, const float* a, const float* b0, const float* b1, float* t0, float* t1,
+                           const aot__direct* dr) {
+  aot__micro2_k(kc, a, 1, AOT_GEMM_MR, b0, AOT_GEMM_NR, b1, AOT_GEMM_NR, t0, t1, dr);
+}
+static void aot__micro2_pb(int64_t kc, const float* a, const float* b0, int64_t lb0, const float* b1, int64_t lb1,
+                           float* t0, float* t1, const aot__direct* dr) {
+  aot__micro2_k(kc, a, 1, AOT_GEMM_MR, b0, lb0, b1, lb1, t0, t1, dr);
+}
+static void aot__micro2_aa(int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b0, int64_t lb0,
+                           const float* b1, int64_t lb1, float* t0, float* t1, const aot__direct* dr) {
+  aot__micro2_k(kc, a, ar, ak, b0, lb0, b1, lb1, t0, t1, dr);
+}
+static void aot__micro2(int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b0, int64_t lb0,
+                        const float* b1, int64_t lb1, float* t0, float* t1, const aot__direct* dr) {
+  if (ar != 1 || ak != AOT_GEMM_MR)
+    aot__micro2_aa(kc, a, ar, ak, b0, lb0, b1, lb1, t0, t1, dr);
+  else if (lb0 != AOT_GEMM_NR || lb1 != AOT_GEMM_NR)
+    aot__micro2_pb(kc, a, b0, lb0, b1, lb1, t0, t1, dr);
+  else
+    aot__micro2_pp(kc, a, b0, b1, t0, t1, dr);
 }
 #endif
 
@@ -527,12 +607,53 @@ AOT_KAPI void aot__sgemm(int64_t M, int64_t N, int64_t K, const aot__operand* A,
   aot__sgemm_range(M, N, K, A, B, C, c_m, c_n, ep, scratch, 0, M, 0, N);
 }
 
-/* Every element's sum runs the same steps whatever the range: K in the same
- * KC blocks, tiles on the same multiples of MR rows and (pairs of) NR columns
- * when m_lo and n_lo are multiples of MR and 2*NR. */
 AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B, float* C,
                                int64_t c_m, int64_t c_n, const aot__epilogue* ep, float* scratch, int64_t m_lo,
                                int64_t m_hi, int64_t n_lo, int64_t n_hi) {
+  aot__sgemm_range_packing(M, N, K, A, B, C, c_m, c_n, ep, scratch, m_lo, m_hi, n_lo, n_hi,
+                           aot__sgemm_packing(M, N, K, A, B));
+}
+
+/* The panels of one cache block of A (MR rows each) or B (NR columns):
+ * panel i (i counted in rows or columns) at base.p + i * step, element
+ * (r, k) of an A panel at [r*sr + k*sk], (k, c) of a B panel at [k*sk + c];
+ * from `full` on, the one edge panel packed in `tile` (its last rows or
+ * columns lie past the matrix, which a read in place must not touch). */
+typedef struct aot__pan {
+  const float* p;
+  int64_t sr, sk;
+} aot__pan;
+typedef struct aot__blk {
+  aot__pan base;
+  int64_t step, full;
+  const float* tile;
+  int64_t tile_sk;
+} aot__blk;
+
+static inline aot__pan aot__pan_at(const aot__blk* b, int64_t i) {
+  aot__pan q = b->base;
+  if (i >= b->full) {
+    q.p = b->tile;
+    q.sr = 1;
+    q.sk = b->tile_sk;
+  } else {
+    q.p += i * b->step;
+  }
+  return q;
+}
+
+/* A block of packed panels (prepacked, or packed into scratch). */
+static inline aot__blk aot__packed_blk(const float* p, int64_t kc, int64_t w) {
+  aot__blk b = {{p, 1, w}, kc, INT64_MAX, 0, w};
+  return b;
+}
+
+/* Every element's sum runs the same steps whatever the range and whatever
+ * is read in place: K in the same KC blocks, each block's sum from zero in
+ * k order in one micro-kernel call, added to what C holds (see aot__micro_k). */
+AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B,
+                                       float* C, int64_t c_m, int64_t c_n, const aot__epilogue* ep, float* scratch,
+                                       int64_t m_lo, int64_t m_hi, int64_t n_lo, int64_t n_hi, int packing) {
   if (m_hi > M) m_hi = M;
   if (n_hi > N) n_hi = N;
   if (m_lo >= m_hi || n_lo >= n_hi) return;
@@ -546,11 +667,14 @@ AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__opera
       }
     return;
   }
+  const int pack_a = !A->packed && (packing & AOT_GEMM_PACK_A),
+            pack_b = !B->packed && (B->conv || (packing & AOT_GEMM_PACK_B));
   const int64_t mp = aot__round_up(M, AOT_GEMM_MR), np = aot__round_up(N, AOT_GEMM_NR);
   const int64_t kc_max = AOT__MIN(AOT_GEMM_KC, K);
   float* sa = scratch;
-  float* sb = scratch + (A->packed ? 0 : aot__round_up(AOT__MIN(AOT_GEMM_MC, M), AOT_GEMM_MR) * kc_max);
+  float* sb = scratch + (pack_a ? aot__round_up(AOT__MIN(AOT_GEMM_MC, M), AOT_GEMM_MR) * kc_max : 0);
   float t0[AOT_GEMM_MR * AOT_GEMM_NR], t1[AOT_GEMM_MR * AOT_GEMM_NR];
+  float at[AOT_GEMM_KC * AOT_GEMM_MR], bt[AOT_GEMM_KC * AOT_GEMM_NR]; /* the edge panels of operands read in place */
   (void)t1;
 #ifdef AOT__HAVE_MICRO2
   /* Tiles may skip the temporary when the epilogue is a per-row bias, a
@@ -564,32 +688,48 @@ AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__opera
     for (int64_t pc = 0; pc < K; pc += AOT_GEMM_KC) {
       const int64_t kc = AOT__MIN(AOT_GEMM_KC, K - pc);
       const int first = pc == 0, last = pc + kc >= K;
-      const float* bp;
+      aot__blk bb;
       if (B->packed)
-        bp = B->p + pc * np + jc * kc;
+        bb = aot__packed_blk(B->p + pc * np + jc * kc, kc, AOT_GEMM_NR);
       else if (B->conv) {
         aot__pack_b_conv(B->conv, B->p, N, jc, nc, pc, kc, sb);
-        bp = sb;
-      } else {
+        bb = aot__packed_blk(sb, kc, AOT_GEMM_NR);
+      } else if (pack_b) {
         aot__pack_b_block(B->p, B->s0, B->s1, N, jc, nc, pc, kc, sb);
-        bp = sb;
+        bb = aot__packed_blk(sb, kc, AOT_GEMM_NR);
+      } else { /* rows of B in place (unit column stride), B->s0 apart */
+        const aot__blk in = {
+            {B->p + pc * B->s0 + jc, 1, B->s0}, 1, (N - jc) / AOT_GEMM_NR * AOT_GEMM_NR, bt, AOT_GEMM_NR};
+        bb = in;
+        if (bb.full < nc) aot__pack_b_block(B->p, B->s0, B->s1, N, jc + bb.full, nc - bb.full, pc, kc, bt);
       }
       for (int64_t ic = m_lo; ic < m_hi; ic += AOT_GEMM_MC) {
         const int64_t mc = AOT__MIN(AOT_GEMM_MC, m_hi - ic);
-        const float* ap;
+        aot__blk ab;
         if (A->packed)
-          ap = A->p + pc * mp + ic * kc;
-        else {
+          ab = aot__packed_blk(A->p + pc * mp + ic * kc, kc, AOT_GEMM_MR);
+        else if (pack_a) {
           aot__pack_a_block(A->p, A->s0, A->s1, M, ic, mc, pc, kc, sa);
-          ap = sa;
+          ab = aot__packed_blk(sa, kc, AOT_GEMM_MR);
+        } else { /* rows of A in place, broadcast element by element */
+          const aot__blk in = {{A->p + ic * A->s0 + pc * A->s1, A->s0, A->s1},
+                               A->s0,
+                               (M - ic) / AOT_GEMM_MR * AOT_GEMM_MR,
+                               at,
+                               AOT_GEMM_MR};
+          ab = in;
+          if (ab.full < mc) aot__pack_a_block(A->p, A->s0, A->s1, M, ic + ab.full, mc - ab.full, pc, kc, at);
         }
         for (int64_t jr = 0; jr < nc; jr += AOT_GEMM_NR) {
           const int64_t nr = AOT__MIN(AOT_GEMM_NR, nc - jr);
+          const aot__pan b0 = aot__pan_at(&bb, jr);
 #ifdef AOT__HAVE_MICRO2
           if (jr + AOT_GEMM_NR < nc) { /* two panels at once */
             const int64_t nr2 = AOT__MIN(AOT_GEMM_NR, nc - jr - AOT_GEMM_NR);
+            const aot__pan b1 = aot__pan_at(&bb, jr + AOT_GEMM_NR);
             for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
               const int64_t mr = AOT__MIN(AOT_GEMM_MR, mc - ir);
+              const aot__pan a = aot__pan_at(&ab, ir);
               float* c = C + (ic + ir) * c_m + (jc + jr) * c_n;
               aot__direct dr = {0, first, 0, c, c_m, 0, 0, -INFINITY, INFINITY, 0, 0, 0};
               dr.on = direct_ok && mr == AOT_GEMM_MR && nr2 == AOT_GEMM_NR;
@@ -610,7 +750,7 @@ AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__opera
                   dr.hi = ep->hi;
                 }
               }
-              aot__micro2(kc, ap + ir * kc, bp + jr * kc, bp + (jr + AOT_GEMM_NR) * kc, t0, t1, &dr);
+              aot__micro2(kc, a.p, a.sr, a.sk, b0.p, b0.sk, b1.p, b1.sk, t0, t1, &dr);
               if (dr.on) continue;
               aot__store_tile(t0, mr, nr, c, c_m, c_n, first, last, ep, ic + ir, jc + jr);
               aot__store_tile(t1, mr, nr2, c + AOT_GEMM_NR * c_n, c_m, c_n, first, last, ep, ic + ir,
@@ -622,7 +762,8 @@ AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__opera
 #endif
           for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
             const int64_t mr = AOT__MIN(AOT_GEMM_MR, mc - ir);
-            aot__micro(kc, ap + ir * kc, bp + jr * kc, t0);
+            const aot__pan a = aot__pan_at(&ab, ir);
+            aot__micro(kc, a.p, a.sr, a.sk, b0.p, b0.sk, t0);
             aot__store_tile(t0, mr, nr, C + (ic + ir) * c_m + (jc + jr) * c_n, c_m, c_n, first, last, ep, ic + ir,
                             jc + jr);
           }

@@ -141,10 +141,19 @@ AOT_KAPI int64_t aot__sgemm_packed_b_floats(int64_t K, int64_t N);
 /* Packs a strided matrix into the packed layout (compile time, or tests). */
 AOT_KAPI void aot__sgemm_pack_a(int64_t M, int64_t K, const float* A, int64_t a_m, int64_t a_k, float* dst);
 AOT_KAPI void aot__sgemm_pack_b(int64_t K, int64_t N, const float* B, int64_t b_k, int64_t b_n, float* dst);
-/* Scratch floats aot__sgemm needs for operands that are not prepacked. */
-AOT_KAPI int64_t aot__sgemm_scratch_floats(int64_t M, int64_t N, int64_t K, int a_packed, int b_packed);
+/* Which operands aot__sgemm packs into scratch at run time (bits below);
+ * the others it reads in place: a prepacked one, an A read row by row (edge
+ * rows through a tile on the stack), a B with unit column stride read a row
+ * of a panel at a time (edge columns likewise). A pure function of the
+ * shape, the strides and the packed/conv flags (never of p), so the compiler
+ * plans the same scratch the kernel uses. */
+enum { AOT_GEMM_PACK_A = 1, AOT_GEMM_PACK_B = 2 };
+AOT_KAPI int aot__sgemm_packing(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B);
+/* Scratch floats for packing the operands `packing` names (0 for none). */
+AOT_KAPI int64_t aot__sgemm_scratch_floats(int64_t M, int64_t N, int64_t K, int packing);
 /* C[m, n] (element at C[m*c_m + n*c_n]) = epilogue(sum_k A[m, k] B[k, n]).
- * ep may be NULL; scratch 64-byte aligned, aot__sgemm_scratch_floats long. */
+ * ep may be NULL; scratch 64-byte aligned, aot__sgemm_scratch_floats long
+ * for aot__sgemm_packing's answer (NULL when that is 0). */
 AOT_KAPI void aot__sgemm(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B, float* C,
                          int64_t c_m, int64_t c_n, const aot__epilogue* ep, float* scratch);
 /* The same for rows [m_lo, m_hi) and columns [n_lo, n_hi) of C only (m_lo a
@@ -153,6 +162,12 @@ AOT_KAPI void aot__sgemm(int64_t M, int64_t N, int64_t K, const aot__operand* A,
 AOT_KAPI void aot__sgemm_range(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B, float* C,
                                int64_t c_m, int64_t c_n, const aot__epilogue* ep, float* scratch, int64_t m_lo,
                                int64_t m_hi, int64_t n_lo, int64_t n_hi);
+/* aot__sgemm_range with the packing given (tests and benchmarks compare the
+ * forms; the bits are the same): the bits of prepacked operands are ignored,
+ * a conv B is always packed. */
+AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B,
+                                       float* C, int64_t c_m, int64_t c_n, const aot__epilogue* ep, float* scratch,
+                                       int64_t m_lo, int64_t m_hi, int64_t n_lo, int64_t n_hi, int packing);
 /* Depthwise convolution of a CHW image (one filter of KH x KW per channel,
  * w[c][kh][kw]) into y (C x OH x OW), epilogue per channel m = c. */
 AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, const float* w, float* y,

@@ -4,9 +4,12 @@
 // (BUILD builds it portable, AVX2+FMA and AVX-512; a variant whose ISA this
 // CPU lacks reports itself skipped).
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -71,6 +74,27 @@ void ExpectNear(const std::vector<float>& got, const std::vector<double>& want, 
   }
 }
 
+// C (element (m, n) at c[m*c_m + n*c_n]) against the float64 product of A
+// (at a[m*a_m + k*a_k]) and a row-major B (row stride b_k) with the epilogue.
+void ExpectGemm(int64_t M, int64_t N, int64_t K, const float* a, int64_t a_m, int64_t a_k, const float* b, int64_t b_k,
+                const aot__epilogue* ep, const float* c, int64_t c_m, int64_t c_n, const std::string& what) {
+  std::vector<float> got(static_cast<size_t>(M * N));
+  std::vector<double> want(got.size()), scale(got.size());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double s = 0, sa = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const double p = static_cast<double>(a[m * a_m + k * a_k]) * b[k * b_k + n];
+        s += p;
+        sa += std::fabs(p);
+      }
+      want[m * N + n] = Epilogue(s, ep, m, n);
+      scale[m * N + n] = sa;
+      got[m * N + n] = c[m * c_m + n * c_n];
+    }
+  ExpectNear(got, want, scale, what);
+}
+
 struct GemmCase {
   int64_t M, N, K;
   bool a_packed, b_packed, a_trans, c_trans;
@@ -115,24 +139,12 @@ void RunGemm(const GemmCase& t) {
     aot__sgemm_pack_b(K, N, b.data(), N, 1, pb.data());
     B = {pb.data(), 0, 0, 1, nullptr};
   }
-  std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, t.a_packed, t.b_packed)) + 16);
+  std::vector<float> scratch(
+      static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, aot__sgemm_packing(M, N, K, &A, &B))) + 16);
   std::vector<float> c(static_cast<size_t>(M * N), NAN);
   aot__sgemm(M, N, K, &A, &B, c.data(), c_m, c_n, &ep, scratch.data());
-  std::vector<float> got(static_cast<size_t>(M * N));
-  std::vector<double> want(got.size()), scale(got.size());
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t n = 0; n < N; ++n) {
-      double s = 0, sa = 0;
-      for (int64_t k = 0; k < K; ++k) {
-        const double p = static_cast<double>(a[m * a_m + k * a_k]) * b[k * N + n];
-        s += p;
-        sa += std::fabs(p);
-      }
-      want[m * N + n] = Epilogue(s, &ep, m, n);
-      scale[m * N + n] = sa;
-      got[m * N + n] = c[m * c_m + n * c_n];
-    }
-  ExpectNear(got, want, scale, "gemm " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K));
+  ExpectGemm(M, N, K, a.data(), a_m, a_k, b.data(), N, &ep, c.data(), c_m, c_n,
+             "gemm " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K));
 }
 
 TEST(Sgemm, AwkwardShapesAndOperandForms) {
@@ -191,6 +203,8 @@ TEST(Sgemm, EmptySumIsTheEpilogueOfZero) {
 // Threads split a GEMM into row or column ranges (multiples of MR rows, 2*NR
 // columns), each with its own scratch: the pieces must equal the whole call
 // bit for bit, whatever the cut.
+// ... with operands packed into scratch or read in place alike; and the two
+// forms give the same bits.
 TEST(Sgemm, RangesAreBitwiseTheWholeCall) {
   REQUIRE_ISA();
   const int64_t M = 37, N = 600, K = 300;
@@ -200,20 +214,158 @@ TEST(Sgemm, RangesAreBitwiseTheWholeCall) {
     for (bool with_res : {false, true}) {
       aot__epilogue ep = {bias.data(), 1, 0, with_res ? res.data() : nullptr, N, 1, act, 0.f, 0.f};
       const aot__operand A = {a.data(), K, 1, 0, nullptr}, B = {b.data(), N, 1, 0, nullptr};
-      const int64_t slot = aot__sgemm_scratch_floats(M, N, K, 0, 0);
-      std::vector<float> scratch(static_cast<size_t>(slot * 3)), whole(static_cast<size_t>(M * N));
-      aot__sgemm(M, N, K, &A, &B, whole.data(), N, 1, &ep, scratch.data());
-      const int64_t col_cuts[] = {0, 32, 64, 544, N}, row_cuts[] = {0, 8, 24, M};
-      std::vector<float> cols(whole.size(), NAN), rows(whole.size(), NAN);
-      for (int i = 0; i + 1 < 5; ++i)
-        aot__sgemm_range(M, N, K, &A, &B, cols.data(), N, 1, &ep, scratch.data() + (i % 3) * slot, 0, M, col_cuts[i],
-                         col_cuts[i + 1]);
-      for (int i = 0; i + 1 < 4; ++i)
-        aot__sgemm_range(M, N, K, &A, &B, rows.data(), N, 1, &ep, scratch.data() + (i % 3) * slot, row_cuts[i],
-                         row_cuts[i + 1], 0, N);
-      EXPECT_EQ(0, std::memcmp(whole.data(), cols.data(), whole.size() * 4)) << "columns, act " << act;
-      EXPECT_EQ(0, std::memcmp(whole.data(), rows.data(), whole.size() * 4)) << "rows, act " << act;
+      std::vector<float> packed_whole;
+      const int forms[] = {AOT_GEMM_PACK_A | AOT_GEMM_PACK_B, 0, AOT_GEMM_PACK_A, AOT_GEMM_PACK_B};
+      for (int packing : forms) {
+        const int64_t slot = aot__sgemm_scratch_floats(M, N, K, packing);
+        std::vector<float> scratch(static_cast<size_t>(slot * 3)), whole(static_cast<size_t>(M * N));
+        float* s0 = slot ? scratch.data() : nullptr;  // nothing to pack: no scratch at all
+        aot__sgemm_range_packing(M, N, K, &A, &B, whole.data(), N, 1, &ep, s0, 0, M, 0, N, packing);
+        const int64_t col_cuts[] = {0, 32, 64, 544, N}, row_cuts[] = {0, 8, 24, M};
+        std::vector<float> cols(whole.size(), NAN), rows(whole.size(), NAN);
+        for (int i = 0; i + 1 < 5; ++i)
+          aot__sgemm_range_packing(M, N, K, &A, &B, cols.data(), N, 1, &ep, s0 + (i % 3) * slot, 0, M, col_cuts[i],
+                                   col_cuts[i + 1], packing);
+        for (int i = 0; i + 1 < 4; ++i)
+          aot__sgemm_range_packing(M, N, K, &A, &B, rows.data(), N, 1, &ep, s0 + (i % 3) * slot, row_cuts[i],
+                                   row_cuts[i + 1], 0, N, packing);
+        EXPECT_EQ(0, std::memcmp(whole.data(), cols.data(), whole.size() * 4))
+            << "columns, act " << act << " packing " << packing;
+        EXPECT_EQ(0, std::memcmp(whole.data(), rows.data(), whole.size() * 4))
+            << "rows, act " << act << " packing " << packing;
+        if (packed_whole.empty())
+          packed_whole = whole;
+        else
+          EXPECT_EQ(0, std::memcmp(whole.data(), packed_whole.data(), whole.size() * 4))
+              << "packing " << packing << " vs both packed, act " << act;
+      }
     }
+}
+
+// `n` floats that end where an unreadable page begins: a kernel reading past
+// an operand's last element faults (what the edge tiles of the in-place
+// reads are for).
+class Guarded {
+ public:
+  explicit Guarded(size_t n) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE)), bytes = (n * 4 + page - 1) / page * page;
+    len_ = bytes + page;
+    base_ = static_cast<char*>(mmap(nullptr, len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (base_ == MAP_FAILED || mprotect(base_ + bytes, page, PROT_NONE) != 0) std::abort();
+    p_ = reinterpret_cast<float*>(base_ + bytes) - n;
+  }
+  ~Guarded() { munmap(base_, len_); }
+  Guarded(const Guarded&) = delete;
+  Guarded& operator=(const Guarded&) = delete;
+  float* data() { return p_; }
+
+ private:
+  char* base_;
+  size_t len_;
+  float* p_;
+};
+
+struct InPlaceCase {
+  int64_t M, N, K;
+  int64_t lda_pad, ldb_pad;  // row strides K + lda_pad (or M + lda_pad, A transposed), N + ldb_pad
+  bool a_trans, c_trans;
+  int act;
+  bool bias_row, res;
+};
+
+// Issue 15: A and B read in place (no scratch), B prepacked with A in place,
+// one of them packed: the bits of the form that packs both, on sizes around
+// MR, NR, KC, MC and NC, padded and 4 KB row strides, transposed A and C,
+// every epilogue; the operands end at an unreadable page.
+TEST(Sgemm, InPlaceOperandsAreBitwiseThePackedOnes) {
+  REQUIRE_ISA();
+  const InPlaceCase cases[] = {
+      {1, 1, 1, 0, 0, false, false, AOT_ACT_NONE, true, false},
+      {7, 15, 3, 0, 0, false, false, AOT_ACT_RELU, true, true},
+      {8, 16, 256, 0, 0, false, false, AOT_ACT_NONE, true, true},
+      {9, 17, 257, 3, 5, false, false, AOT_ACT_CLAMP, false, true},
+      {8, 32, 1, 0, 0, false, false, AOT_ACT_SILU, true, false},
+      {16, 48, 64, 0, 1024 - 48, false, false, AOT_ACT_RELU, true, true},    // B rows 4 KB apart
+      {20, 128, 64, 1024 - 64, 0, false, false, AOT_ACT_NONE, true, false},  // A rows 4 KB apart
+      {10, 64, 10, 0, 0, false, false, AOT_ACT_SIGMOID, false, false},
+      {127, 511, 255, 1, 1, false, false, AOT_ACT_HARDSWISH, true, true},
+      {129, 513, 257, 0, 0, false, false, AOT_ACT_RELU, true, true},
+      {130, 530, 600, 7, 2, false, false, AOT_ACT_NONE, false, true},
+      {37, 31, 513, 0, 0, true, false, AOT_ACT_SILU, true, false},
+      {33, 40, 70, 2, 9, true, true, AOT_ACT_CLAMP, true, true},
+      {3, 700, 40, 0, 0, false, true, AOT_ACT_NONE, false, false},
+      {128, 33, 128, 0, 3, false, false, AOT_ACT_RELU, true, true},
+      {14, 64, 7, 0, 0, false, false, AOT_ACT_NONE, true, false},
+  };
+  for (const InPlaceCase& t : cases) {
+    const int64_t M = t.M, N = t.N, K = t.K;
+    const int64_t lda = (t.a_trans ? M : K) + t.lda_pad, ldb = N + t.ldb_pad;
+    const int64_t a_m = t.a_trans ? 1 : lda, a_k = t.a_trans ? lda : 1, c_m = t.c_trans ? 1 : N,
+                  c_n = t.c_trans ? M : 1;
+    // the last row (A: column) is as long as the matrix needs, so the page after it is off limits
+    const int64_t a_len = t.a_trans ? (K - 1) * lda + M : (M - 1) * lda + K, b_len = (K - 1) * ldb + N;
+    Guarded ga(static_cast<size_t>(a_len)), gb(static_cast<size_t>(b_len));
+    const std::vector<float> ra = Random(static_cast<size_t>(a_len), 21), rb = Random(static_cast<size_t>(b_len), 22);
+    std::copy(ra.begin(), ra.end(), ga.data());
+    std::copy(rb.begin(), rb.end(), gb.data());
+    std::vector<float> bias = Random(static_cast<size_t>(std::max(M, N)), 23),
+                       res = Random(static_cast<size_t>(M * N), 24);
+    aot__epilogue ep = {
+        bias.data(), t.bias_row ? 1 : 0, t.bias_row ? 0 : 1, t.res ? res.data() : nullptr, N, 1, t.act, -0.25f, 0.5f};
+    const aot__operand A = {ga.data(), a_m, a_k, 0, nullptr}, B = {gb.data(), ldb, 1, 0, nullptr};
+    std::vector<float> pb(static_cast<size_t>(aot__sgemm_packed_b_floats(K, N)));
+    aot__sgemm_pack_b(K, N, gb.data(), ldb, 1, pb.data());
+    const aot__operand Bp = {pb.data(), 0, 0, 1, nullptr};
+    const std::string what = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + " lda " +
+                             std::to_string(lda) + " ldb " + std::to_string(ldb);
+    auto run = [&](const aot__operand& b, int packing) {
+      std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, packing)));
+      std::vector<float> c(static_cast<size_t>(M * N), NAN);
+      aot__sgemm_range_packing(M, N, K, &A, &b, c.data(), c_m, c_n, &ep, scratch.empty() ? nullptr : scratch.data(), 0,
+                               M, 0, N, packing);
+      return c;
+    };
+    const std::vector<float> both = run(B, AOT_GEMM_PACK_A | AOT_GEMM_PACK_B);
+    ExpectGemm(M, N, K, ga.data(), a_m, a_k, gb.data(), ldb, &ep, both.data(), c_m, c_n, what);
+    const int forms[] = {0, AOT_GEMM_PACK_A, AOT_GEMM_PACK_B};
+    for (int packing : forms) {
+      const std::vector<float> c = run(B, packing);
+      EXPECT_EQ(0, std::memcmp(c.data(), both.data(), c.size() * 4)) << what << " packing " << packing;
+    }
+    const std::vector<float> prepacked = run(Bp, 0);
+    EXPECT_EQ(0, std::memcmp(prepacked.data(), both.data(), both.size() * 4)) << what << " B prepacked, A in place";
+    // aot__sgemm (the rule's form) with exactly the scratch the rule names.
+    const int rule = aot__sgemm_packing(M, N, K, &A, &B);
+    std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, rule)));
+    std::vector<float> c(static_cast<size_t>(M * N), NAN);
+    aot__sgemm(M, N, K, &A, &B, c.data(), c_m, c_n, &ep, scratch.empty() ? nullptr : scratch.data());
+    EXPECT_EQ(0, std::memcmp(c.data(), both.data(), c.size() * 4)) << what << " aot__sgemm, packing " << rule;
+  }
+}
+
+// The packing rule (aot_gemm.c, from gemm_bench's rows): prepacked operands
+// are never packed again, a conv's B always is (im2col panels), a unit-stride
+// A never is, a unit-column-stride B only with rows 4 KB or more apart and a
+// whole KC block of them; what is not packed takes no scratch.
+TEST(Sgemm, PackingRule) {
+  const aot__conv_geom g = {};
+  const aot__operand packed = {nullptr, 0, 0, 1, nullptr}, conv = {nullptr, 0, 0, 0, &g};
+  const aot__operand rows = {nullptr, 64, 1, 0, nullptr}, cols = {nullptr, 1, 64, 0, nullptr},
+                     strided = {nullptr, 128, 2, 0, nullptr};
+  EXPECT_EQ(0, aot__sgemm_packing(100, 100, 1000, &packed, &packed));
+  EXPECT_EQ(AOT_GEMM_PACK_B, aot__sgemm_packing(100, 100, 1000, &packed, &conv));
+  EXPECT_EQ(0, aot__sgemm_packing(7, 128, 64, &rows, &rows));
+  EXPECT_EQ(0, aot__sgemm_packing(7, 128, 64, &cols, &rows));
+  EXPECT_EQ(AOT_GEMM_PACK_A, aot__sgemm_packing(7, 128, 64, &strided, &rows));
+  EXPECT_EQ(AOT_GEMM_PACK_B, aot__sgemm_packing(7, 128, 64, &rows, &cols));  // B = W^T: columns of unit stride
+  EXPECT_EQ(AOT_GEMM_PACK_B, aot__sgemm_packing(7, 128, 64, &rows, &strided));
+  const aot__operand far = {nullptr, 1024, 1, 0, nullptr}, near = {nullptr, 1023, 1, 0, nullptr};
+  EXPECT_EQ(0, aot__sgemm_packing(128, 256, 768, &rows, &near));
+  EXPECT_EQ(AOT_GEMM_PACK_B, aot__sgemm_packing(128, 256, AOT_GEMM_KC, &rows, &far));
+  EXPECT_EQ(0, aot__sgemm_packing(128, 64, AOT_GEMM_KC - 1, &rows, &far));  // attention @ V: short K
+  EXPECT_EQ(0, aot__sgemm_scratch_floats(100, 100, 1000, 0));
+  EXPECT_EQ(8 * 64, aot__sgemm_scratch_floats(7, 100, 64, AOT_GEMM_PACK_A));    // 7 rows -> one panel of 8
+  EXPECT_EQ(112 * 64, aot__sgemm_scratch_floats(7, 100, 64, AOT_GEMM_PACK_B));  // 100 -> 7 panels of 16
 }
 
 aot__conv_geom Geom(int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t S, int64_t P, int64_t D) {
@@ -282,7 +434,8 @@ TEST(Conv, Im2colPanelsMatchNaiveConvolution) {
     ep.bias = bias.data();
     ep.bias_m = 1;
     ep.act = AOT_ACT_RELU;
-    std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(t.cout, N, K, 1, 0)));
+    EXPECT_EQ(AOT_GEMM_PACK_B, aot__sgemm_packing(t.cout, N, K, &A, &B));  // im2col panels
+    std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(t.cout, N, K, AOT_GEMM_PACK_B)));
     std::vector<float> y(static_cast<size_t>(t.cout * N), NAN);
     aot__sgemm(t.cout, N, K, &A, &B, y.data(), N, 1, &ep, scratch.data());
     std::vector<double> want, scale;
