@@ -151,7 +151,7 @@ typedef struct aot__sgemm_job {
 } aot__sgemm_job;
 static void aot__sgemm_part(void* ctx, int64_t lo, int64_t hi) {
   const aot__sgemm_job* j = (const aot__sgemm_job*)ctx;
-  float* s = j->scratch + lo / j->grain * j->slot;
+  float* s = j->slot ? j->scratch + lo / j->grain * j->slot : j->scratch; /* no scratch: NULL, no arithmetic on it */
   if (j->split_n)
     aot__sgemm_range(j->M, j->N, j->K, j->A, j->B, j->C, j->c_m, j->c_n, j->ep, s, 0, j->M, lo * 2 * AOT_GEMM_NR, hi * 2 * AOT_GEMM_NR);
   else

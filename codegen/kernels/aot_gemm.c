@@ -672,7 +672,8 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
   const int64_t mp = aot__round_up(M, AOT_GEMM_MR), np = aot__round_up(N, AOT_GEMM_NR);
   const int64_t kc_max = AOT__MIN(AOT_GEMM_KC, K);
   float* sa = scratch;
-  float* sb = scratch + (pack_a ? aot__round_up(AOT__MIN(AOT_GEMM_MC, M), AOT_GEMM_MR) * kc_max : 0);
+  float* sb = pack_a ? scratch + aot__round_up(AOT__MIN(AOT_GEMM_MC, M), AOT_GEMM_MR) * kc_max
+                     : scratch; /* NULL + 0 is UB in C */
   float t0[AOT_GEMM_MR * AOT_GEMM_NR], t1[AOT_GEMM_MR * AOT_GEMM_NR];
   float at[AOT_GEMM_KC * AOT_GEMM_MR], bt[AOT_GEMM_KC * AOT_GEMM_NR]; /* the edge panels of operands read in place */
   (void)t1;
