@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "codegen/fold_batch_norm.h"
+#include "codegen/fold_weight_views.h"
 #include "codegen/inplace_cat.h"
 #include "codegen/kernel_scratch.h"
 
@@ -39,6 +40,7 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
   AOT_RETURN_IF_ERROR(RunPasses(g, passes, ops, popts));
   AOT_RETURN_IF_ERROR(Timed(popts, "annotate", [&] { return annotate(g); }));  // the sample run
   Timed(popts, "fold batch_norm", [&] { return FoldBatchNormIntoConv(g, ops); });
+  Timed(popts, "fold weight views", [&] { return FoldWeightViews(g); });
   std::unordered_set<const Value*> fused;
   ReusePairs reuse;
   auto fuse = [&] {
