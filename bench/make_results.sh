@@ -3,10 +3,11 @@
 #
 #   bash bench/make_results.sh
 #
-# about 25 minutes on the 2-core development VM once the builds are cached
+# about 30 minutes on the 2-core development VM once the builds are cached
 # (the first -c opt build of the benchmark adds several). It runs, in order:
 #   1. bazel build //:atenaot; bazel build -c opt //bench:compiled_vs_eager
 #   2. /usr/bin/python3 bench/plan_quality.py --atenaot bazel-bin/atenaot   (memory plans + the SVG's data)
+#      /usr/bin/python3 bench/memory_zoo.py --atenaot bazel-bin/atenaot     (arena vs eager over the model zoo)
 #   3. /usr/bin/python3 bench/trace_models.py TV                         (issue 15's model list: traced, random weights)
 #      bazel run -c opt //bench:compiled_vs_eager -- --model NAME=TV/NAME (latency + memory vs eager, all threads and 1)
 #      bazel run -c opt //bench:elementwise_bandwidth                   (fused chains vs memcpy, threads)
@@ -52,6 +53,8 @@ atenaot="$work/atenaot"
 run plan_quality "/usr/bin/python3 bench/plan_quality.py --atenaot bazel-bin/atenaot --repeat $repeat" -- \
   "$py" bench/plan_quality.py --atenaot "$atenaot" --repeat "$repeat" --out "$work/plan_quality.md" \
   --keep "$work/plan_quality"
+run memory_zoo "/usr/bin/python3 bench/memory_zoo.py --atenaot bazel-bin/atenaot" -- \
+  "$py" bench/memory_zoo.py --atenaot "$atenaot" --keep "$work/memory_zoo" --out "$work/memory_zoo.md"
 # The zoo models for the latency rows (the examples are committed).
 tv="$work/torchvision"; tv_args=(); tv_shown=""
 if "$py" bench/trace_models.py "$tv" > "$work/torchvision.log" 2>&1; then
@@ -79,7 +82,8 @@ run cortex_m "bash tests/embedded/cortex_m_test.sh bazel-bin/atenaot" -- \
 if grep -q "^SKIPPED" "$work/cortex_m.log"; then echo "2 (skipped: $(grep '^SKIPPED' "$work/cortex_m.log"))" > "$work/cortex_m.rc"; failed=1; fi
 
 cut -d' ' -f1-3 /proc/loadavg > "$work/loadavg_end"
-"$py" bench/make_results.py "$work" --out bench/RESULTS.md --svg bench/memory.svg --speed-svg bench/speedup.svg || failed=1
+"$py" bench/make_results.py "$work" --out bench/RESULTS.md --svg bench/memory.svg --speed-svg bench/speedup.svg \
+  --schedule-svg bench/memory_schedule.svg || failed=1
 bazel build //:atenaot > /dev/null 2>&1 || true  # bazel-bin back to the default configuration
 [ "$failed" -eq 0 ] || echo "make_results: some steps failed; see bench/RESULTS.md" >&2
 exit "$failed"

@@ -45,7 +45,8 @@ def plan(atenaot, name, work):
     inputs = sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith("input_"))
     j = os.path.join(d, "plan.json")
     p = subprocess.run([atenaot, "plan", os.path.join(d, "model.pt"), "--inputs"] + inputs +
-                       ["--json", j, "--time-passes"], capture_output=True, text=True, timeout=1200)
+                       ["--json", j, "--svg", os.path.join(d, "plan.svg"), "--time-passes"], capture_output=True,
+                       text=True, timeout=1200)
     if p.returncode != 0:
         return {"error": "plan: " + (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1][:150]}
     r = json.load(open(j))
@@ -98,13 +99,16 @@ def main():
     ap.add_argument("--atenaot", required=True)
     ap.add_argument("--out")
     ap.add_argument("--small", action="store_true")
+    ap.add_argument("--keep", help="trace and plan into this directory (each model's model.pt, plan.json and plan.svg"
+                    " stay there; default: a temporary one)")
     ap.add_argument("models", nargs="*")
     a = ap.parse_args()
     names = a.models or (zoo_models.SMALL if a.small else
                          zoo_models.SMALL + [n for n in zoo_models.TORCHVISION_DEFAULT if n not in zoo_models.SMALL])
     import torch
     torch.set_num_threads(1)
-    work = tempfile.mkdtemp(prefix="memory_zoo.")
+    work = os.path.abspath(a.keep) if a.keep else tempfile.mkdtemp(prefix="memory_zoo.")
+    os.makedirs(work, exist_ok=True)
     rows = []
     for n in names:
         t0 = time.time()
