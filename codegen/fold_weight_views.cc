@@ -62,15 +62,16 @@ int FoldWeightViews(Graph& g) {
     for (Value* o : n->outputs()) {
       const TensorMeta& m = o->meta();
       int64_t last = m.offset;  // the last element the view reaches
-      bool negative = false, viewed = false;
+      bool odd_strides = false, viewed = false;
       for (size_t d = 0; d < m.sizes.size(); ++d) {
         last += (m.sizes[d] - 1) * m.strides[d];
-        negative = negative || m.strides[d] < 0;
+        // Negative strides, and broadcasts (stride 0), which would grow the weights blob.
+        odd_strides = odd_strides || m.strides[d] < 0 || (m.strides[d] == 0 && m.sizes[d] > 1);
       }
       // Only a chain's last view folds: the views after it keep their
       // layouts relative to the weight's storage.
       for (const Use& u : o->uses()) viewed = viewed || (u.user && IsViewNode(u.user));
-      if (o->uses().empty() || viewed || negative || m.numel() == 0 || m.storage != src->meta().storage ||
+      if (o->uses().empty() || viewed || odd_strides || m.numel() == 0 || m.storage != src->meta().storage ||
           m.dtype != data->meta.dtype || m.offset < 0 ||
           (last + 1) * DTypeSize(m.dtype) > static_cast<int64_t>(data->bytes.size()))
         continue;
