@@ -33,23 +33,12 @@ std::vector<double> Floats(const WeightData* d, int64_t n, double absent) {
 
 Value* NewF32Weight(Graph& g, const std::string& name, const std::vector<int64_t>& sizes,
                     const std::vector<double>& v) {
-  TensorMeta m;
-  m.dtype = DType::kFloat32;
-  m.sizes = sizes;
-  m.strides.assign(sizes.size(), 1);
-  for (size_t d = sizes.size(); d-- > 1;) m.strides[d - 1] = m.strides[d] * sizes[d];
-  m.storage = g.NewStorageId();
-  WeightData data;
-  data.meta = m;
-  data.bytes.resize(v.size() * 4);
+  std::vector<uint8_t> bytes(v.size() * 4);
   for (size_t i = 0; i < v.size(); ++i) {
     const float f = static_cast<float>(v[i]);
-    std::memcpy(&data.bytes[i * 4], &f, 4);
+    std::memcpy(&bytes[i * 4], &f, 4);
   }
-  std::string key = "atenaot.folded." + name;
-  while (g.weights().count(key)) key += "_";
-  g.weights()[key] = std::move(data);
-  return g.AddWeight(name, key, m);
+  return AddFoldedWeight(g, name, DType::kFloat32, sizes, std::move(bytes));
 }
 
 // An eval-mode batch_norm (training false, a float eps) with one output.

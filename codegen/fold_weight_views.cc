@@ -11,17 +11,6 @@ namespace atenaot {
 
 namespace {
 
-// The bytes of weight w's storage, element 0 on: only for a weight laid out
-// as its data (offset 0, contiguous, every byte there).
-const WeightData* StorageBytes(const Graph& g, const Value* w) {
-  if (w->kind() != ValueKind::kWeight || w->meta().offset != 0 || !w->meta().IsContiguous()) return nullptr;
-  auto it = g.weights().find(w->weight_key());
-  if (it == g.weights().end() ||
-      it->second.bytes.size() != static_cast<size_t>(w->meta().numel() * DTypeSize(w->meta().dtype)))
-    return nullptr;
-  return &it->second;
-}
-
 // v's elements (a view into `data`'s storage), contiguous.
 std::vector<uint8_t> Gather(const TensorMeta& v, const std::vector<uint8_t>& data) {
   const int64_t item = DTypeSize(v.dtype), n = v.numel();
@@ -57,7 +46,7 @@ int FoldWeightViews(Graph& g) {
     views.push_back(n);
     const Value* src = n->InputValues()[0];
     auto root = weight_of.find(src->meta().storage);
-    const WeightData* data = root == weight_of.end() ? nullptr : StorageBytes(g, root->second);
+    const WeightData* data = root == weight_of.end() ? nullptr : WeightDataOf(g, root->second);
     if (!data || written.count(src->meta().storage)) continue;
     for (Value* o : n->outputs()) {
       const TensorMeta& m = o->meta();
@@ -75,26 +64,15 @@ int FoldWeightViews(Graph& g) {
           m.dtype != data->meta.dtype || m.offset < 0 ||
           (last + 1) * DTypeSize(m.dtype) > static_cast<int64_t>(data->bytes.size()))
         continue;
-      WeightData w;
-      w.meta = m;
-      w.meta.offset = 0;
-      w.meta.strides.assign(m.sizes.size(), 1);
-      for (size_t d = m.sizes.size(); d-- > 1;) w.meta.strides[d - 1] = w.meta.strides[d] * m.sizes[d];
-      w.meta.storage = g.NewStorageId();
-      w.bytes = Gather(m, data->bytes);
-      std::string key = "atenaot.folded." + o->name();
-      while (g.weights().count(key)) key += "_";
-      const TensorMeta meta = w.meta;
-      g.weights()[key] = std::move(w);
-      g.ReplaceAllUsesWith(o, g.AddWeight(o->name() + "_w", key, meta));
+      g.ReplaceAllUsesWith(o, AddFoldedWeight(g, o->name() + "_w", m.dtype, m.sizes, Gather(m, data->bytes)));
       ++folded;
     }
   }
-  // The views nothing reads any more (chains included, last first) go.
-  std::unordered_set<const Value*> outputs(g.outputs().begin(), g.outputs().end());
+  // The views nothing reads any more (chains included, last first) go; a
+  // graph output is a use (the return's).
   for (size_t i = views.size(); i-- > 0;) {
     bool used = false;
-    for (const Value* o : views[i]->outputs()) used = used || !o->uses().empty() || outputs.count(o);
+    for (const Value* o : views[i]->outputs()) used = used || !o->uses().empty();
     if (!used) g.Destroy(views[i]);
   }
   return folded;

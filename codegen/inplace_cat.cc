@@ -105,11 +105,16 @@ class Mover {
   bool NoReaderWrites(const std::vector<Value*>& chain, int64_t s) const {
     for (const Value* v : chain)
       if (!v->producer()->op().Writes() && Reads(v->producer(), s)) return false;
+    return !SliceWritersRead(s, chain[0]->meta().storage);
+  }
+
+  // Whether a producer of a slice of s reads storage t.
+  bool SliceWritersRead(int64_t s, int64_t t) const {
     auto p = producers_.find(s);
     if (p != producers_.end())
       for (const Node* q : p->second)
-        if (Reads(q, chain[0]->meta().storage)) return false;
-    return true;
+        if (Reads(q, t)) return true;
+    return false;
   }
 
   // One cat's moves, kept only if accept_ says so (else undone, last first).
@@ -168,8 +173,7 @@ class Mover {
     Value* y = cat->output();
     const TensorMeta& m = y->meta();
     if (moved_.count(y) || outputs_.count(y) || m.numel() == 0 || m.offset != 0 || SliceOffset(cat, 0) < 0) return;
-    auto c = count_.find(m.storage);
-    if (c == count_.end() || c->second != 1 || moved_into_.count(m.storage) || writers_.count(m.storage)) return;
+    if (moved_into_.count(m.storage) || !OwnedClass(m.storage)) return;  // y alone in its storage
     int64_t s = -1, next = -1, first = -1;
     for (const Value* x : cat->args()[0].list) {
       if (!x || x->meta().numel() == 0) continue;
@@ -182,11 +186,7 @@ class Mover {
       }
       next = x->meta().offset + x->meta().numel();
     }
-    if (s < 0 || !OwnedClass(s)) return;
-    auto p = producers_.find(s);
-    if (p != producers_.end())
-      for (const Node* q : p->second)
-        if (Reads(q, m.storage)) return;
+    if (s < 0 || !OwnedClass(s) || SliceWritersRead(s, m.storage)) return;
     Move(y, s, first);
   }
 

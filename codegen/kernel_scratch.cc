@@ -36,12 +36,7 @@ void ChooseSplit(LibraryGemm& lg, const CodegenOptions& o, int64_t a_s0, int64_t
 }  // namespace
 
 const WeightData* ConstF32Weight(const Graph& g, const Value* v) {
-  if (!v || v->kind() != ValueKind::kWeight || v->meta().dtype != DType::kFloat32 || v->meta().offset != 0 ||
-      !v->meta().IsContiguous())
-    return nullptr;
-  auto it = g.weights().find(v->weight_key());
-  return it == g.weights().end() || it->second.bytes.size() != static_cast<size_t>(v->meta().numel()) * 4 ? nullptr
-                                                                                                          : &it->second;
+  return v && v->meta().dtype == DType::kFloat32 ? WeightDataOf(g, v) : nullptr;
 }
 
 LibraryGemm MatmulGemm(const Graph& g, const MatmulShape& ms, const CodegenOptions& o) {

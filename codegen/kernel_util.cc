@@ -6,6 +6,28 @@
 
 namespace atenaot {
 
+const WeightData* WeightDataOf(const Graph& g, const Value* v) {
+  if (!v || v->kind() != ValueKind::kWeight || v->meta().offset != 0 || !v->meta().IsContiguous()) return nullptr;
+  auto it = g.weights().find(v->weight_key());
+  if (it == g.weights().end() ||
+      it->second.bytes.size() != static_cast<size_t>(v->meta().numel() * DTypeSize(v->meta().dtype)))
+    return nullptr;
+  return &it->second;
+}
+
+Value* AddFoldedWeight(Graph& g, const std::string& name, DType dtype, const std::vector<int64_t>& sizes,
+                       std::vector<uint8_t> bytes) {
+  TensorMeta m;
+  m.dtype = dtype;
+  m.sizes = sizes;
+  m.strides = ContiguousStrides(sizes);
+  m.storage = g.NewStorageId();
+  std::string key = "atenaot.folded." + name;
+  while (g.weights().count(key)) key += "_";
+  g.weights()[key] = WeightData{m, std::move(bytes)};
+  return g.AddWeight(name, key, m);
+}
+
 int64_t CatDim(const Node* n) {
   if (!n || n->op().schema.ns != "aten" || n->op().schema.name != "cat" || n->outputs().size() != 1 ||
       n->args().size() < 2 || n->args()[1].kind != Arg::Kind::kLiteral ||

@@ -18,6 +18,14 @@ namespace atenaot {
 // view: no code, only pointer arithmetic.
 bool IsViewNode(const Node* n);
 
+// A weight's data when the value is laid out as that data (offset 0,
+// contiguous, every byte there), else nullptr.
+const WeightData* WeightDataOf(const Graph& g, const Value* v);
+// A weight computed at compile time: `bytes` (contiguous, `sizes`) under a
+// fresh key "atenaot.folded.NAME" and a fresh storage.
+Value* AddFoldedWeight(Graph& g, const std::string& name, DType dtype, const std::vector<int64_t>& sizes,
+                       std::vector<uint8_t> bytes);
+
 // aten::cat's dim (normalised), or -1 when n is not a cat with one result.
 int64_t CatDim(const Node* n);
 // Where (elements into the result's storage) cat's tensor-list entry k goes;
