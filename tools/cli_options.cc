@@ -100,9 +100,10 @@ Every plan is checked for overlaps before it is reported.
                   buffer for its name, size and range; red: live bytes;
                   blue dashed: live bytes in the traced op order)
   --time-passes   print to stderr the time of each pass, then of decompose,
-                  annotate (the sample run), fusion, schedule (the op order)
-                  and plan (the placement alone: buffers, LOAD, placement,
-                  overlap check)
+                  annotate (the sample run), fold batch_norm, fold weight
+                  views, cat in place (with a line of what it moved),
+                  fusion, schedule (the op order) and plan (the placement
+                  alone: buffers, LOAD, placement, overlap check)
   --quiet         no stage display (shown on stderr only when it is a
                   terminal: stage and elapsed time, one line, cleared)
   --embedded      plan the kernel scratch of `compile --embedded` (float
