@@ -1000,6 +1000,7 @@ class CEmitter final : public KernelLowering {
       ConsumeEpilogue();
       return true;
     }
+    if (lg.winograd) return Conv2dWinograd(n, lg, px, py, pb, xn, yn);
     // Weights of each group as packed A panels, one block after another.
     const int64_t per_group = aot__sgemm_packed_a_floats(cout_g, K);
     auto& sym = packed_[w];
@@ -1032,6 +1033,40 @@ class CEmitter final : public KernelLowering {
                         scratch)
            << ";\n  }\n";
     if (pointwise) body_ << "  (void)geom;\n";
+    ConsumeEpilogue();
+    return true;
+  }
+
+  // conv2d as Winograd F(m x m, 3 x 3) per image: the filters transformed
+  // and packed at compile time, the blocks of tile rows split over the pool.
+  StatusOr<bool> Conv2dWinograd(const Node* n, const LibraryGemm& lg, const std::string& px, const std::string& py,
+                                const std::string& pb, int64_t xn, int64_t yn) {
+    const Value *w = n->input(1), *bias = n->input(2);
+    const WeightData* wd = ConstF32(w);
+    const int m = lg.winograd;
+    const int64_t M = lg.M, C = w->meta().sizes[1], OHW = lg.N, images = n->input(0)->meta().sizes[0];
+    std::string& sym = wino_packed_[{w, m}];
+    if (sym.empty()) {
+      std::vector<float> wf(static_cast<size_t>(M * C * 9)), tmp(static_cast<size_t>(M * C)),
+          packed(static_cast<size_t>(aot__wino_packed_floats(m, M, C)));
+      std::memcpy(wf.data(), wd->bytes.data(), wf.size() * 4);
+      aot__wino_pack(m, M, C, wf.data(), tmp.data(), packed.data());
+      const std::string ms = std::to_string(m), a2 = std::to_string((m + 2) * (m + 2));
+      sym = WeightBytes("%" + w->name() + " as Winograd F(" + ms + "x" + ms + ", 3x3) filters: " + a2 +
+                            " GEMM A panels [" + std::to_string(M) + ", " + std::to_string(C) + "]",
+                        Bytes(packed));
+    }
+    AOT_ASSIGN_OR_RETURN(std::string ep,
+                         EpilogueDecl(pb, bias ? bias->meta().strides[0] : 0, 0, "nb * " + std::to_string(yn), OHW, 1));
+    AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(n, lg));
+    const std::string args = std::to_string(m) + ", &geom, " + std::to_string(M) + ", " + px + " + nb * " +
+                             std::to_string(xn) + ", (const float*)" + sym + ", " + py + " + nb * " +
+                             std::to_string(yn) + ", &ep, " + scratch;
+    loops_ << "  for (int64_t nb = 0; nb < " << images << "; ++nb) {\n    const " << ep << "\n    ";
+    if (lg.parts <= 1)
+      loops_ << "aot__conv2d_wino_range(" << args << ", 0, " << lg.wino_blocks << ");\n  }\n";
+    else
+      loops_ << "aot__wino_mt(" << args << ", " << lg.slot_floats << ", " << lg.parts << ");\n  }\n";
     ConsumeEpilogue();
     return true;
   }
@@ -1677,8 +1712,9 @@ class CEmitter final : public KernelLowering {
   EpilogueMatch epilogue_;                   // in-place updates the current kernel may run in its store
   std::vector<const Node*> epilogue_group_;  // the elementwise run they come from
   bool epilogue_consumed_ = false;
-  std::unordered_map<const Value*, std::string> packed_;  // weight -> its packed copy
-  int64_t par_total_ = 0, par_unit_ = 1, par_grain_ = 1;  // the current kernel's split (SplitFirstLoop)
+  std::unordered_map<const Value*, std::string> packed_;             // weight -> its packed copy
+  std::map<std::pair<const Value*, int>, std::string> wino_packed_;  // (weight, m) -> its Winograd transform
+  int64_t par_total_ = 0, par_unit_ = 1, par_grain_ = 1;             // the current kernel's split (SplitFirstLoop)
 };
 
 }  // namespace

@@ -143,6 +143,29 @@ void TransformerShapes(benchmark::internal::Benchmark* b) {
   }
 }
 
+// Winograd F(4x4, 3x3) (aot_winograd.c) on the 3x3 stride-1 layers its rule
+// picks (codegen/kernel_scratch.cc), ReLU in the store; GFLOP/s counted as
+// the direct convolution's 2 * Cout * OH * OW * Cin * 9, so the rows read
+// against AotConv's on the same layer. args: Cin, H (= W), Cout.
+void AotWinograd(benchmark::State& s) {
+  const int64_t C = s.range(0), H = s.range(1), M = s.range(2);
+  const aot__conv_geom g = {C, H, H, 3, 3, 1, 1, 1, 1, 1, 1, H, H};
+  std::vector<float> x = Random(static_cast<size_t>(C * H * H)), w = Random(static_cast<size_t>(M * C * 9)),
+                     y(static_cast<size_t>(M * H * H)), tmp(static_cast<size_t>(M * C));
+  std::vector<float> u(static_cast<size_t>(aot__wino_packed_floats(4, M, C)));
+  aot__wino_pack(4, M, C, w.data(), tmp.data(), u.data());
+  std::vector<float> scratch(static_cast<size_t>(aot__wino_scratch_floats(4, &g, M)));
+  const int64_t blocks = aot__wino_blocks(4, &g, M);
+  aot__epilogue ep = {};
+  ep.act = AOT_ACT_RELU;
+  for (auto _ : s) {
+    aot__conv2d_wino_range(4, &g, M, x.data(), u.data(), y.data(), &ep, scratch.data(), 0, blocks);
+    benchmark::DoNotOptimize(y.data());
+  }
+  s.SetLabel("scratch " + std::to_string(scratch.size() * 4 / 1024) + " KB");
+  Flops(s, 2.0 * M * H * H * C * 9);
+}
+
 // args: C, H (= W), stride, k (padding k / 2)
 void AotDepthwise(benchmark::State& s) {
   const int64_t C = s.range(0), H = s.range(1), st = s.range(2), k = s.range(3), p = k / 2;
@@ -181,7 +204,7 @@ void GemmShapes(benchmark::internal::Benchmark* b) {
 // Convolutions (Cin, H, Cout, k, stride): ResNet-50 and MobileNetV2 layers
 // (ResNet's stride-2 3x3s too),
 // then DenseNet-121's 3x3 layers (32 output channels: packing the image
-// costs as much as the product).
+// costs as much as the product), then AotWinograd's other layers.
 void ConvShapes(benchmark::internal::Benchmark* b) {
   for (auto s : std::vector<std::vector<int64_t>>{{3, 224, 64, 7, 2},
                                                   {64, 56, 64, 3, 1},
@@ -199,7 +222,10 @@ void ConvShapes(benchmark::internal::Benchmark* b) {
                                                   {128, 56, 32, 3, 1},
                                                   {128, 28, 32, 3, 1},
                                                   {128, 14, 32, 3, 1},
-                                                  {128, 7, 32, 3, 1}})
+                                                  {128, 7, 32, 3, 1},
+                                                  // the other layers of AotWinograd
+                                                  {96, 28, 128, 3, 1},
+                                                  {64, 56, 192, 3, 1}})
     for (int64_t force : {0, 1})
       if (!force || (s[3] == 1 && s[4] == 1)) {
         std::vector<int64_t> a = s;
@@ -212,6 +238,15 @@ BENCHMARK(OpenBlas)->Apply(GemmShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotGemm)->Apply(GemmShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotConv)->Apply(ConvShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotTransformer)->Apply(TransformerShapes)->Unit(benchmark::kMicrosecond);
+// ResNet's 56 and 28 layers, DenseNet-121's, a wider one (GoogLeNet-like).
+BENCHMARK(AotWinograd)
+    ->Args({64, 56, 64})
+    ->Args({128, 28, 128})
+    ->Args({128, 56, 32})
+    ->Args({128, 28, 32})
+    ->Args({96, 28, 128})
+    ->Args({64, 56, 192})
+    ->Unit(benchmark::kMicrosecond);
 // MobileNetV2's 3x3 and EfficientNet-B0's 5x5 layers.
 BENCHMARK(AotDepthwise)
     ->Args({144, 56, 1, 3})

@@ -68,6 +68,19 @@ def main():
         L.append("| conv %s | %s | %.1f |" % (shape, b.get("label", ""), gflops(b)))
     for shape, b in by.get("AotDepthwise", []):
         L.append("| depthwise %s | - | %.1f |" % (shape, gflops(b)))
+    conv = dict(by.get("AotConv", []))
+    if by.get("AotWinograd"):
+        L += ["", "3x3 stride-1 layers as Winograd F(4x4, 3x3) (what compiled models run there: the filters"
+              " transformed at compile time; input and output transforms inside the timed call, ReLU in the"
+              " store), in GFLOP/s of the direct convolution's multiply-adds, next to im2col GEMM on the same layer.",
+              "", "| layer (Cin/H/Cout) | im2col GEMM | Winograd F(4x4, 3x3) | speed-up | scratch |",
+              "|---|---:|---:|---:|---:|"]
+        for shape, b in by["AotWinograd"]:
+            cin, h, cout = shape.split("/")
+            im = conv.get("%s/%s/%s/3/1/0" % (cin, h, cout))
+            L.append("| %s | %s | %.1f | %s | %s |" % (shape, "%.1f" % gflops(im) if im else "-", gflops(b),
+                                                      "%.2fx" % (gflops(b) / gflops(im)) if im else "-",
+                                                      b.get("label", "").replace("scratch ", "")))
     text = "\n".join(L) + "\n"
     if a.out == "-":
         sys.stdout.write(text)

@@ -446,6 +446,93 @@ TEST(Conv, Im2colPanelsMatchNaiveConvolution) {
   }
 }
 
+// Winograd F(2x2, 3x3) and F(4x4, 3x3): odd sizes (partial last tiles),
+// padding 0 to 2, channel counts past the transform chunk (16), the GEMM's K
+// block (256) and the output-channel pass (64), with bias, residual and an
+// activation. Error bound relative to each element's sum of |terms| (the
+// scale): 8e-6 at m = 2 as for the direct kernels; at m = 4 the transforms'
+// entries (up to 8, and 1/24 in G) cost about 3 more bits: 6.4e-5.
+TEST(Conv, WinogradMatchesNaive) {
+  REQUIRE_ISA();
+  struct C {
+    int64_t C, H, W, P, cout;
+  };
+  const C cases[] = {{5, 9, 13, 1, 7},    {3, 7, 30, 0, 9},   {8, 6, 5, 2, 70},    {20, 31, 17, 1, 65},
+                     {130, 10, 11, 1, 8}, {300, 6, 9, 1, 16}, {64, 14, 14, 1, 32}, {1, 3, 3, 1, 1}};
+  for (int m = 2; m <= 4; m += 2)
+    for (const C& t : cases) {
+      const aot__conv_geom g = Geom(t.C, t.H, t.W, 3, 3, 1, t.P, 1);
+      const int64_t N = g.OH * g.OW;
+      std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 15),
+                         w = Random(static_cast<size_t>(t.cout * t.C * 9), 16),
+                         bias = Random(static_cast<size_t>(t.cout), 17),
+                         res = Random(static_cast<size_t>(t.cout * N), 18);
+      std::vector<float> u(static_cast<size_t>(aot__wino_packed_floats(m, t.cout, t.C))),
+          tmp(static_cast<size_t>(t.cout * t.C));
+      aot__wino_pack(m, t.cout, t.C, w.data(), tmp.data(), u.data());
+      aot__epilogue ep = {};
+      ep.bias = bias.data();
+      ep.bias_m = 1;
+      ep.res = res.data();
+      ep.res_m = N;
+      ep.res_n = 1;
+      ep.act = m == 2 ? AOT_ACT_RELU : AOT_ACT_SILU;
+      std::vector<float> scratch(static_cast<size_t>(aot__wino_scratch_floats(m, &g, t.cout)), NAN);
+      std::vector<float> y(static_cast<size_t>(t.cout * N), NAN);
+      aot__conv2d_wino_range(m, &g, t.cout, x.data(), u.data(), y.data(), &ep, scratch.data(), 0,
+                             aot__wino_blocks(m, &g, t.cout));
+      std::vector<double> want, scale;
+      NaiveConv(g, x, w, t.cout, false, &want, &scale);
+      const double tol = m == 2 ? 8e-6 : 6.4e-5;
+      int bad = 0;
+      for (int64_t o = 0; o < t.cout; ++o)
+        for (int64_t n = 0; n < N; ++n) {
+          const size_t i = static_cast<size_t>(o * N + n);
+          const double v = Epilogue(want[i], &ep, o, n);
+          if (!(std::fabs(y[i] - v) <= tol * (scale[i] + 1)) && bad++ < 5)
+            ADD_FAILURE() << "F(" << m << ") C=" << t.C << " " << t.H << "x" << t.W << " P=" << t.P << " M=" << t.cout
+                          << ": element " << i << " got " << y[i] << " want " << v;
+        }
+    }
+}
+
+// Blocks split over callers (threads), each with its own scratch, give the
+// whole call's bits; the output is written in place of its residual.
+TEST(Conv, WinogradBlockSplitsAreBitwiseTheWholeCall) {
+  REQUIRE_ISA();
+  for (int m = 2; m <= 4; m += 2) {
+    const aot__conv_geom g = Geom(64, 80, 37, 3, 3, 1, 1, 1);
+    const int64_t M = 72, N = g.OH * g.OW, blocks = aot__wino_blocks(m, &g, M);
+    ASSERT_GE(blocks, 3) << "the shape must make several blocks";
+    std::vector<float> x = Random(static_cast<size_t>(g.C * g.H * g.W), 21),
+                       w = Random(static_cast<size_t>(M * g.C * 9), 22), bias = Random(static_cast<size_t>(M), 23);
+    std::vector<float> u(static_cast<size_t>(aot__wino_packed_floats(m, M, g.C))), tmp(static_cast<size_t>(M * g.C));
+    aot__wino_pack(m, M, g.C, w.data(), tmp.data(), u.data());
+    const std::vector<float> res = Random(static_cast<size_t>(M * N), 24);
+    std::vector<float> whole = res, split = res;
+    auto epi = [&](std::vector<float>& y) {
+      aot__epilogue ep = {};
+      ep.bias = bias.data();
+      ep.bias_m = 1;
+      ep.res = y.data();  // y += conv, as an in-place residual add
+      ep.res_m = N;
+      ep.res_n = 1;
+      ep.act = AOT_ACT_CLAMP;
+      ep.lo = -0.5f;
+      ep.hi = 0.5f;
+      return ep;
+    };
+    const size_t sf = static_cast<size_t>(aot__wino_scratch_floats(m, &g, M));
+    std::vector<float> s0(sf), s1(sf), s2(sf);
+    aot__epilogue ew = epi(whole), es = epi(split);
+    aot__conv2d_wino_range(m, &g, M, x.data(), u.data(), whole.data(), &ew, s0.data(), 0, blocks);
+    aot__conv2d_wino_range(m, &g, M, x.data(), u.data(), split.data(), &es, s2.data(), 2, blocks);
+    aot__conv2d_wino_range(m, &g, M, x.data(), u.data(), split.data(), &es, s1.data(), 0, 1);
+    aot__conv2d_wino_range(m, &g, M, x.data(), u.data(), split.data(), &es, s0.data(), 1, 2);
+    EXPECT_EQ(0, std::memcmp(whole.data(), split.data(), whole.size() * sizeof(float))) << "F(" << m << ")";
+  }
+}
+
 TEST(Conv, DepthwiseMatchesNaive) {
   REQUIRE_ISA();
   struct C {
