@@ -166,12 +166,13 @@ AOT_UNUSED static void aot__sgemm_mt(int64_t M, int64_t N, int64_t K, const aot_
   aot__parallel_for(units, 1, j.grain, aot__sgemm_part, &j);
 }
 
-/* ---- Winograd convolution split over the pool: blocks of tile rows, chunk
- * k in scratch slot k as above (any split gives the same bits). ---- */
+/* ---- Winograd convolution split over the pool: `parts` units, unit k
+ * the blocks of tile rows [k B / parts, (k + 1) B / parts) in scratch slot k
+ * (whichever thread runs it; any split gives the same bits). ---- */
 typedef struct aot__wino_job {
   int m;
   const aot__conv_geom* g;
-  int64_t M, slot, grain;
+  int64_t M, slot, blocks, parts;
   const float *x, *u;
   float* y;
   const aot__epilogue* ep;
@@ -179,13 +180,14 @@ typedef struct aot__wino_job {
 } aot__wino_job;
 static void aot__wino_part(void* ctx, int64_t lo, int64_t hi) {
   const aot__wino_job* j = (const aot__wino_job*)ctx;
-  aot__conv2d_wino_range(j->m, j->g, j->M, j->x, j->u, j->y, j->ep, j->scratch + lo / j->grain * j->slot, lo, hi);
+  for (int64_t k = lo; k < hi; ++k)
+    aot__conv2d_wino_range(j->m, j->g, j->M, j->x, j->u, j->y, j->ep, j->scratch + k * j->slot,
+                           k * j->blocks / j->parts, (k + 1) * j->blocks / j->parts);
 }
 AOT_UNUSED static void aot__wino_mt(int m, const aot__conv_geom* g, int64_t M, const float* x, const float* u, float* y,
                                     const aot__epilogue* ep, float* scratch, int64_t slot, int parts) {
-  const int64_t blocks = aot__wino_blocks(m, g, M);
-  aot__wino_job j = {m, g, M, slot, (blocks + parts - 1) / parts, x, u, y, ep, scratch};
-  aot__parallel_for(blocks, 1, j.grain, aot__wino_part, &j);
+  aot__wino_job j = {m, g, M, slot, aot__wino_blocks(m, g, M), parts, x, u, y, ep, scratch};
+  aot__parallel_for(parts, 1, 1, aot__wino_part, &j);
 }
 )C";
 
