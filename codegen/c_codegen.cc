@@ -572,25 +572,34 @@ class CEmitter final : public KernelLowering {
       loops_ << ind << AccDecl(at, "acc", init) << "\n";
     else
       loops_ << ind << acc_t << " acc = " << init << ";\n";
-    std::string ind2 = ind;
-    for (size_t d = 0; d < inner_sizes.size(); ++d) {
-      vi.push_back("r" + std::to_string(d));
-      loops_ << ind2 << "for (int64_t " << vi.back() << " = 0; " << vi.back() << " < " << inner_sizes[d] << "; ++"
-             << vi.back() << ") {\n";
-      ind2 += "  ";
+    // A float sum over one contiguous run, accumulated in double: the lane sum.
+    bool run = !kahan && fl && acc_t == "double" && x->meta().dtype == DType::kFloat32 &&
+               (name == "sum" || name == "mean") && count > 0;
+    for (size_t d = inner_sizes.size(), st = 1; run && d-- > 0; st *= static_cast<size_t>(inner_sizes[d]))
+      run = inner_sizes[d] == 1 || xi[d] == static_cast<int64_t>(st);
+    if (run) {
+      loops_ << ind << "acc = aot__sum_f32d(" << px << " + " << Lin(vo, xo) << ", " << count << ");\n";
+    } else {
+      std::string ind2 = ind;
+      for (size_t d = 0; d < inner_sizes.size(); ++d) {
+        vi.push_back("r" + std::to_string(d));
+        loops_ << ind2 << "for (int64_t " << vi.back() << " = 0; " << vi.back() << " < " << inner_sizes[d] << "; ++"
+               << vi.back() << ") {\n";
+        ind2 += "  ";
+      }
+      std::string xe = "(" + acc_t + ")" + px + "[" + Lin(vo, xo) + " + " + Lin(vi, xi) + "]";
+      if (kahan)
+        loops_ << ind2 << AccAdd(at, "acc", xe) << "\n";
+      else if (name == "sum" || name == "mean")
+        loops_ << ind2 << "acc += " << xe << ";\n";
+      else if (name == "prod")
+        loops_ << ind2 << "acc *= " << xe << ";\n";
+      else if (name == "amax")
+        loops_ << ind2 << "{ " << acc_t << " v = " << xe << "; if (v > acc || v != v) acc = v; }\n";
+      else
+        loops_ << ind2 << "{ " << acc_t << " v = " << xe << "; if (v < acc || v != v) acc = v; }\n";
+      for (size_t d = inner_sizes.size(); d-- > 0;) loops_ << ind << std::string(2 * d, ' ') << "}\n";
     }
-    std::string xe = "(" + acc_t + ")" + px + "[" + Lin(vo, xo) + " + " + Lin(vi, xi) + "]";
-    if (kahan)
-      loops_ << ind2 << AccAdd(at, "acc", xe) << "\n";
-    else if (name == "sum" || name == "mean")
-      loops_ << ind2 << "acc += " << xe << ";\n";
-    else if (name == "prod")
-      loops_ << ind2 << "acc *= " << xe << ";\n";
-    else if (name == "amax")
-      loops_ << ind2 << "{ " << acc_t << " v = " << xe << "; if (v > acc || v != v) acc = v; }\n";
-    else
-      loops_ << ind2 << "{ " << acc_t << " v = " << xe << "; if (v < acc || v != v) acc = v; }\n";
-    for (size_t d = inner_sizes.size(); d-- > 0;) loops_ << ind.substr(0) << std::string(2 * d, ' ') << "}\n";
     std::string val = name == "mean"
                           ? "acc / " + (fl ? Num(at, static_cast<double>(count)) : std::to_string(count) + ".0")
                           : std::string("acc");
@@ -1171,12 +1180,20 @@ class CEmitter final : public KernelLowering {
     loops_ << ind << "const int64_t w0 = (" << v[3] << " * " << W << ") / " << OW << ", w1 = ((" << v[3] << " + 1) * "
            << W << " + " << OW - 1 << ") / " << OW << ";\n";
     const DType t = x->meta().dtype == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64;
-    loops_ << ind << AccDecl(t, "acc", "0") << "\n";
-    loops_ << ind << "for (int64_t h = h0; h < h1; ++h) for (int64_t w = w0; w < w1; ++w) "
-           << AccAdd(t, "acc",
-                     px + "[" + v[0] + " * " + std::to_string(xst[0]) + " + " + v[1] + " * " + std::to_string(xst[1]) +
-                         " + h * " + std::to_string(xst[2]) + " + w * " + std::to_string(xst[3]) + "]")
-           << "\n";
+    const std::string base = px + " + " + v[0] + " * " + std::to_string(xst[0]) + " + " + v[1] + " * " +
+                             std::to_string(xst[1]) + " + h * " + std::to_string(xst[2]);
+    if (t == DType::kFloat32 && !FloatAcc(t) && xst[3] == 1) {  // rows of the window: contiguous runs
+      if (OH == 1 && OW == 1 && xst[2] == W)                    // global pooling: the plane is one run
+        loops_ << ind << "const int64_t h = 0;\n"
+               << ind << "const double acc = aot__sum_f32d(" << base << ", " << H * W << ");\n";
+      else
+        loops_ << ind << "double acc = 0;\n"
+               << ind << "for (int64_t h = h0; h < h1; ++h) acc += aot__sum_f32d(" << base << " + w0, w1 - w0);\n";
+    } else {
+      loops_ << ind << AccDecl(t, "acc", "0") << "\n";
+      loops_ << ind << "for (int64_t h = h0; h < h1; ++h) for (int64_t w = w0; w < w1; ++w) "
+             << AccAdd(t, "acc", "(" + base + ")[w * " + std::to_string(xst[3]) + "]") << "\n";
+    }
     const std::string area = FloatAcc(t) ? "(int32_t)((h1 - h0) * (w1 - w0))" : "((h1 - h0) * (w1 - w0))";
     loops_ << ind << py << "[" << Lin(v, y->meta().strides) << "] = " << CCast("acc / " + area, y->meta().dtype)
            << ";\n";

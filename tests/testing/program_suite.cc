@@ -1715,6 +1715,24 @@ std::vector<SuiteProgram> Build() {
       Seeded(344, [] {
         return Ts{at::randn({2, 3}), at::randint(-5, 5, {3}, at::kLong)};
       }));
+  // ---------------------------------------------------------------------
+  // Float sums over contiguous runs (aot__sum_f32d, host builds): global and
+  // binned adaptive average pooling, a transposed input (strided rows: the
+  // plain loop), mean and sum over trailing, leading and all dims.
+  add(
+      "float_sums_pooling_and_means_over_runs",
+      [](const Ts& in) -> Ts {
+        const T& x = in[0];
+        return {at::adaptive_avg_pool2d(x, {1, 1}),
+                at::adaptive_avg_pool2d(x, {3, 2}),
+                at::adaptive_avg_pool2d(x.transpose(2, 3), {1, 1}),
+                x.mean({2, 3}),
+                x.sum({1, 2, 3}, true),
+                x.sum(0),
+                x.mean(),
+                (x * 1e3).sum(-1)};
+      },
+      Randn(345, {{2, 3, 7, 37}}));
   return ps;
 }
 
