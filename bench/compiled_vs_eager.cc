@@ -14,10 +14,12 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/script.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -274,7 +276,9 @@ int Main(int argc, char** argv) {
   md << "Eager (`eager is` module): the model.pt module's forward as a LibTorch C++ user runs it (torch::jit::load, "
         "eval, NoGradGuard, the default graph executor after 3 warm-up runs); (graph, the chain, which has no module): "
         "the captured program op by op through the LibTorch dispatcher, each value freed after its last use. "
-        "Compiled: the generated C library through the C ABI. Two phases of `runs` alternating rounds each: one "
+        "Compiled: the generated C library through the C ABI. OpenBLAS's idle threads sleep at once "
+        "(OPENBLAS_THREAD_TIMEOUT=4: spinning, they took a CPU from the library's threads). Two phases of `runs` "
+        "alternating rounds each: one "
         "thread per CPU on both sides (at::set_num_threads and the library's threads option), then one thread. "
         "Medians, in ms. `build s`: writing the sources and building libNAME.so and libNAME.a. `memory`: eager's "
         "allocator peak / the compiled arena + outputs. `err / scale`: max |compiled - eager| / max |eager|.\n\n";
@@ -302,4 +306,17 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace atenaot
 
-int main(int argc, char** argv) { return atenaot::Main(argc, argv); }
+int main(int argc, char** argv) {
+  // OpenBLAS (eager's matmuls and linears) keeps its idle workers spinning
+  // for 2^28 cycles after each call: in one process with the compiled
+  // library they took the second CPU from the library's threads (ResNet-50
+  // on 2 threads: 69 ms after eager's rounds, 41 ms with them left out).
+  // With 2^4 cycles they sleep at once, and eager's own times stayed the
+  // same (ResNet-50 49.2 vs 50.0 ms, GPT block and transformer encoder within
+  // noise). OpenBLAS reads the variable when it loads: set it and start again.
+  if (!std::getenv("OPENBLAS_THREAD_TIMEOUT")) {
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1);
+    execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
+  }
+  return atenaot::Main(argc, argv);
+}
