@@ -248,6 +248,7 @@ AOT__KINLINE void aot__wino_blocks_m(const int m, const aot__conv_geom* g, int64
   int64_t qa = aot__wino_ceil(PW, m), qb = W + PW - m >= 0 ? (W + PW - m) / m + 1 : 0;
   if (qb > TX) qb = TX;
   if (qa > qb) qa = qb;
+  memset(D + a * m * CB * NS, 0, sizeof(float) * 16); /* the slack the last junk tile reads */
   for (int64_t b = b0; b < b1; ++b) {
     const int64_t ty0 = b * p.rows, nr = ty0 + p.rows <= p.TH ? p.rows : p.TH - ty0, nt = nr * TX;
     for (int64_t c0 = 0; c0 < C; c0 += CB) {
