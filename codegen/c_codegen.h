@@ -40,6 +40,9 @@ struct CodegenOptions {
   // The most threads one GEMM or convolution splits over (with threads):
   // each needs its own packing scratch, so the plan holds this many slots.
   int gemm_threads = 4;
+  // 3x3 convolutions Winograd's rule picks but that stay on im2col GEMM:
+  // PlanForCodegen refuses Winograd where its scratch raised the plan's peak.
+  std::unordered_set<const Node*> im2col_convs;
   std::string source_note;  // e.g. the model path, for the file banner
 };
 

@@ -41,10 +41,10 @@ void ChooseSplit(LibraryGemm& lg, const CodegenOptions& o, int64_t a_s0, int64_t
 // tiles overhang and the GEMMs are narrow). Its scratch (about 1 MB a slot)
 // is split over at most 2 threads: more slots would raise the arena more
 // than a 2-core machine gains.
-bool ChooseWinograd(LibraryGemm& lg, const CodegenOptions& o, const Conv2dArgs& ca, const std::vector<int64_t>& xs,
-                    const std::vector<int64_t>& ws, const std::vector<int64_t>& ys) {
-  if (ca.groups != 1 || ws[2] != 3 || ws[3] != 3 || ca.stride[0] != 1 || ca.stride[1] != 1 || ca.dil[0] != 1 ||
-      ca.dil[1] != 1 || ws[1] < 64 || ws[0] < 32 || ys[2] < 28 || ys[3] < 28)
+bool ChooseWinograd(LibraryGemm& lg, const CodegenOptions& o, const Node* n, const Conv2dArgs& ca,
+                    const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, const std::vector<int64_t>& ys) {
+  if (o.im2col_convs.count(n) || ca.groups != 1 || ws[2] != 3 || ws[3] != 3 || ca.stride[0] != 1 || ca.stride[1] != 1 ||
+      ca.dil[0] != 1 || ca.dil[1] != 1 || ws[1] < 64 || ws[0] < 32 || ys[2] < 28 || ys[3] < 28)
     return false;
   lg.winograd = 4;
   const aot__conv_geom g = {xs[1], xs[2], xs[3], 3, 3, 1, 1, ca.pad[0], ca.pad[1], 1, 1, ys[2], ys[3]};
@@ -105,7 +105,7 @@ LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
   lg.M = cout_g;
   lg.N = ys[2] * ys[3];
   lg.K = cin_g * ws[2] * ws[3];
-  if (ChooseWinograd(lg, o, *ca, x->meta().sizes, ws, ys)) return lg;
+  if (ChooseWinograd(lg, o, n, *ca, x->meta().sizes, ws, ys)) return lg;
   lg.a_packed = true;  // the weights, packed at compile time; B is the image (im2col panels)
   lg.pointwise =
       ws[2] == 1 && ws[3] == 1 && ca->stride[0] == 1 && ca->stride[1] == 1 && ca->pad[0] == 0 && ca->pad[1] == 0;
@@ -118,6 +118,13 @@ int64_t SortScratchBytes(const Node* n) {
   const std::vector<int64_t>& xs = n->input(0)->meta().sizes;
   const int64_t len = sa.ok() && sa->dim < xs.size() ? xs[sa->dim] : 1;
   return 2 * 8 * std::max<int64_t>(len, 1);
+}
+
+std::vector<const Node*> WinogradConvs(const Graph& g, const CodegenOptions& o) {
+  std::vector<const Node*> out;
+  for (const Node* n : g.nodes())
+    if (ClassifyKernel(n) == KernelKind::kConv2d && Conv2dGemm(g, n, o).winograd) out.push_back(n);
+  return out;
 }
 
 NodeBytes KernelScratchBytes(const Graph& g, const CodegenOptions& o) {

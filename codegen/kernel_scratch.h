@@ -58,4 +58,7 @@ int64_t SortScratchBytes(const Node* n);
 // pass to the planner, so the emitter finds each node's planned region.
 NodeBytes KernelScratchBytes(const Graph& g, const CodegenOptions& o);
 
+// The convolutions that run as Winograd F(4x4, 3x3) with these options.
+std::vector<const Node*> WinogradConvs(const Graph& g, const CodegenOptions& o);
+
 }  // namespace atenaot

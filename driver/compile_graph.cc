@@ -28,7 +28,8 @@ auto Timed(const PipelineOptions& popts, const char* what, F&& body) {
 
 StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                     const std::string& algorithm, const PipelineOptions& popts, int64_t alignment,
-                                    bool schedule, const CodegenOptions& kernels) {
+                                    bool schedule, const CodegenOptions& kernels,
+                                    std::unordered_set<const Node*>* im2col_convs) {
   // The reinplaced stage, then decompose: registry passes, each timed, verified and checked.
   std::vector<std::string> names = PassesForStage(Stage::kReinplaced);
   names.push_back("decompose");
@@ -48,7 +49,8 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
     reuse = KernelReusePairs(g, fused);
     return 0;
   };
-  const NodeBytes scratch = KernelScratchBytes(g, kernels);  // the nodes stay the same when reordered
+  CodegenOptions kopts = kernels;
+  NodeBytes scratch = KernelScratchBytes(g, kopts);  // the nodes stay the same when reordered
   auto load = [&] {
     fuse();
     return LiveBytesLowerBound(ArenaRequests(AnalyzeBuffers(g, alignment, &fused, &reuse, &scratch)));
@@ -67,6 +69,28 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
                     << " cat(s) copy nothing, " << st.undone << " cat(s) kept their copies (moving raised the peak)\n";
     return st;
   });
+  Timed(popts, "winograd", [&] {
+    // Winograd's scratch (about 1 MB a thread) stays only where it does not
+    // raise the peak: a convolution whose im2col GEMM lowers LOAD keeps it.
+    int64_t best = load();
+    int refused = 0;
+    for (const Node* n : WinogradConvs(g, kopts)) {
+      kopts.im2col_convs.insert(n);
+      scratch = KernelScratchBytes(g, kopts);
+      const int64_t now = load();
+      if (now < best) {
+        best = now;
+        ++refused;
+        continue;
+      }
+      kopts.im2col_convs.erase(n);
+      scratch = KernelScratchBytes(g, kopts);
+    }
+    if (popts.timing)
+      *popts.timing << "winograd: " << refused << " convolution(s) kept on im2col GEMM (Winograd raised the peak)\n";
+    return refused;
+  });
+  if (im2col_convs) *im2col_convs = kopts.im2col_convs;
   Timed(popts, "fusion", fuse);
   int64_t before = -1;
   std::vector<int64_t> before_live;
@@ -107,8 +131,10 @@ StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::fu
                                      const CodegenOptions& copts, const std::string& algorithm,
                                      const PipelineOptions& popts, bool schedule) {
   CompiledGraph out;
-  AOT_ASSIGN_OR_RETURN(out.plan, PlanForCodegen(g, ops, annotate, algorithm, popts, 64, schedule, copts));
-  AOT_ASSIGN_OR_RETURN(out.c, GenerateC(g, out.plan, copts));
+  CodegenOptions o = copts;  // with the convolutions the plan kept on im2col GEMM
+  AOT_ASSIGN_OR_RETURN(out.plan,
+                       PlanForCodegen(g, ops, annotate, algorithm, popts, 64, schedule, copts, &o.im2col_convs));
+  AOT_ASSIGN_OR_RETURN(out.c, GenerateC(g, out.plan, o));
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <unordered_set>
 
 #include "codegen/c_codegen.h"
 #include "codegen/cuda_codegen.h"
@@ -26,11 +27,14 @@ struct CompiledGraph {
 // reports): works for graphs with ops the C backend cannot compile too.
 // `schedule` reorders the ops to lower LOAD first (plan/schedule.h). The
 // kernel scratch planned is what the C backend with `kernels` needs
-// (KernelScratchBytes; none with kernel_library off, as for CUDA).
+// (KernelScratchBytes; none with kernel_library off, as for CUDA), less the
+// Winograd convolutions it keeps on im2col GEMM because their scratch raised
+// the peak: returned in *im2col_convs, for GenerateC's options.
 StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                     const std::string& algorithm = "best", const PipelineOptions& popts = {},
                                     int64_t alignment = 64, bool schedule = true,
-                                    const CodegenOptions& kernels = CodegenOptions());
+                                    const CodegenOptions& kernels = CodegenOptions(),
+                                    std::unordered_set<const Node*>* im2col_convs = nullptr);
 
 StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                      const CodegenOptions& copts, const std::string& algorithm = "best",

@@ -87,8 +87,9 @@ TEST(ThreadsBitwise, ConvSplitByRows) {
 }
 
 // Winograd F(4x4, 3x3) convolutions (64 channels in, maps 28 and more wide:
-// codegen/kernel_scratch.cc's rule), two images, with a bias, a residual
-// add and relu in the store, split by blocks of tile rows; against eager.
+// codegen/kernel_scratch.cc's rule), two images, with a bias (the first) or
+// a residual add and relu (the second) in the store; the one Winograd keeps
+// splits by blocks of tile rows; against eager.
 TEST(ThreadsBitwise, WinogradSplitByTileRows) {
   at::manual_seed(7);
   const at::Tensor w1 = at::randn({48, 64, 3, 3}) * 0.05, b1 = at::randn({48}), w2 = at::randn({64, 64, 3, 3}) * 0.05;
@@ -109,7 +110,9 @@ TEST(ThreadsBitwise, WinogradSplitByTileRows) {
   for (size_t at = r.source.find("aot__wino_mt(4, &geom"); at != std::string::npos;
        at = r.source.find("aot__wino_mt(4, &geom", at + 1))
     ++calls;
-  EXPECT_EQ(calls, 2u) << "both convolutions should run as Winograd F(4x4, 3x3), split over threads";
+  // PlanForCodegen keeps a convolution on im2col GEMM where Winograd's
+  // scratch raised the peak (one of the two here): one call.
+  EXPECT_EQ(calls, 1u) << "one convolution should run as Winograd F(4x4, 3x3), split over threads";
   ExpectRunsBitwiseEqual(r);
   // Winograd F(4x4, 3x3) rounds differently from eager's direct sums: bound
   // the error by the output's scale (kernels_test bounds it per element).

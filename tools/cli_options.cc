@@ -102,7 +102,9 @@ Every plan is checked for overlaps before it is reported.
   --time-passes   print to stderr the time of each pass, then of decompose,
                   annotate (the sample run), fold batch_norm, fold weight
                   views, cat in place (with a line of what it moved),
-                  fusion, schedule (the op order) and plan (the placement
+                  winograd (a line: convolutions kept on im2col GEMM
+                  because Winograd's scratch raised the peak), fusion,
+                  schedule (the op order) and plan (the placement
                   alone: buffers, LOAD, placement, overlap check)
   --quiet         no stage display (shown on stderr only when it is a
                   terminal: stage and elapsed time, one line, cleared)
