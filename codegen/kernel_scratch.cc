@@ -13,6 +13,13 @@ namespace {
 // tens of microseconds on a loaded machine). Tests use a tiny grain.
 constexpr int64_t kMacsPerGrainElement = 32;
 
+// The most threads a kernel of `macs` multiply-adds splits over: the
+// options' limit, and at least a grain of work each.
+int64_t MaxParts(const CodegenOptions& o, int64_t macs) {
+  const int64_t parts = o.threads ? std::max(o.gemm_threads, 1) : 1;
+  return std::min(parts, std::max<int64_t>(1, macs / (std::max<int64_t>(o.thread_grain, 1) * kMacsPerGrainElement)));
+}
+
 // A and B as the emitter passes them to aot__sgemm, less the data pointers
 // (the packing question reads only strides and flags); a conv B's geometry
 // is irrelevant to it, any non-null one will do.
@@ -23,9 +30,7 @@ void ChooseSplit(LibraryGemm& lg, const CodegenOptions& o, int64_t a_s0, int64_t
                      b = {nullptr, b_s0, b_s1, lg.b_packed ? 1 : 0, b_conv ? &kAnyGeom : nullptr};
   lg.packing = aot__sgemm_packing(lg.M, lg.N, lg.K, &a, &b);
   lg.slot_floats = aot__sgemm_scratch_floats(lg.M, lg.N, lg.K, lg.packing);
-  int64_t parts = o.threads ? std::max(o.gemm_threads, 1) : 1;
-  const int64_t macs = lg.M * lg.N * std::max<int64_t>(lg.K, 1);
-  parts = std::min(parts, std::max<int64_t>(1, macs / (std::max<int64_t>(o.thread_grain, 1) * kMacsPerGrainElement)));
+  const int64_t parts = MaxParts(o, lg.M * lg.N * std::max<int64_t>(lg.K, 1));
   const int64_t cols = (lg.N + 2 * AOT_GEMM_NR - 1) / (2 * AOT_GEMM_NR), rows = (lg.M + AOT_GEMM_MR - 1) / AOT_GEMM_MR;
   // Columns when they go round (each thread packs only its own B panels),
   // else rows (each packs all of B, as for late conv layers with few pixels).
@@ -50,9 +55,7 @@ bool ChooseWinograd(LibraryGemm& lg, const CodegenOptions& o, const Node* n, con
   const aot__conv_geom g = {xs[1], xs[2], xs[3], 3, 3, 1, 1, ca.pad[0], ca.pad[1], 1, 1, ys[2], ys[3]};
   lg.wino_blocks = aot__wino_blocks(lg.winograd, &g, lg.M);
   lg.slot_floats = aot__wino_scratch_floats(lg.winograd, &g, lg.M);
-  int64_t parts = o.threads ? std::max(o.gemm_threads, 1) : 1;
-  const int64_t macs = lg.M * lg.N * lg.K / 4;  // about the work left after the transform
-  parts = std::min(parts, std::max<int64_t>(1, macs / (std::max<int64_t>(o.thread_grain, 1) * kMacsPerGrainElement)));
+  const int64_t parts = MaxParts(o, lg.M * lg.N * lg.K / 4);  // about the work left after the transform
   lg.parts = static_cast<int>(std::max<int64_t>(1, std::min({parts, lg.wino_blocks, int64_t{2}})));
   return true;
 }
@@ -127,22 +130,19 @@ std::vector<const Node*> WinogradConvs(const Graph& g, const CodegenOptions& o) 
   return out;
 }
 
+int64_t NodeScratchBytes(const Graph& g, const Node* n, const CodegenOptions& o) {
+  const KernelKind kind = ClassifyKernel(n);
+  if (kind == KernelKind::kSort) return SortScratchBytes(n);
+  if (kind == KernelKind::kConv2d) return Conv2dGemm(g, n, o).ScratchBytes();
+  if (kind != KernelKind::kMatmul) return 0;
+  auto ms = AnalyzeMatmul(n);
+  return ms.ok() ? MatmulGemm(g, *ms, o).ScratchBytes() : 0;
+}
+
 NodeBytes KernelScratchBytes(const Graph& g, const CodegenOptions& o) {
   NodeBytes out;
-  for (const Node* n : g.nodes()) {
-    LibraryGemm lg;
-    const KernelKind kind = ClassifyKernel(n);
-    if (kind == KernelKind::kMatmul) {
-      auto ms = AnalyzeMatmul(n);
-      if (ms.ok()) lg = MatmulGemm(g, *ms, o);
-    } else if (kind == KernelKind::kConv2d) {
-      lg = Conv2dGemm(g, n, o);
-    } else if (kind == KernelKind::kSort) {
-      out[n] = SortScratchBytes(n);
-      continue;
-    }
-    if (lg.ScratchBytes() > 0) out[n] = lg.ScratchBytes();
-  }
+  for (const Node* n : g.nodes())
+    if (const int64_t b = NodeScratchBytes(g, n, o); b > 0) out[n] = b;
   return out;
 }
 

@@ -57,6 +57,8 @@ int64_t SortScratchBytes(const Node* n);
 // Per node, the scratch bytes its kernel needs (only nodes that need some):
 // pass to the planner, so the emitter finds each node's planned region.
 NodeBytes KernelScratchBytes(const Graph& g, const CodegenOptions& o);
+// One node's entry of it (0: none).
+int64_t NodeScratchBytes(const Graph& g, const Node* n, const CodegenOptions& o);
 
 // The convolutions that run as Winograd F(4x4, 3x3) with these options.
 std::vector<const Node*> WinogradConvs(const Graph& g, const CodegenOptions& o);

@@ -74,9 +74,16 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
     // raise the peak: a convolution whose im2col GEMM lowers LOAD keeps it.
     int64_t best = load();
     int refused = 0;
+    auto rescratch = [&](const Node* n) {  // only n's scratch changes
+      const int64_t b = NodeScratchBytes(g, n, kopts);
+      if (b > 0)
+        scratch[n] = b;
+      else
+        scratch.erase(n);
+    };
     for (const Node* n : WinogradConvs(g, kopts)) {
       kopts.im2col_convs.insert(n);
-      scratch = KernelScratchBytes(g, kopts);
+      rescratch(n);
       const int64_t now = load();
       if (now < best) {
         best = now;
@@ -84,7 +91,7 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
         continue;
       }
       kopts.im2col_convs.erase(n);
-      scratch = KernelScratchBytes(g, kopts);
+      rescratch(n);
     }
     if (popts.timing)
       *popts.timing << "winograd: " << refused << " convolution(s) kept on im2col GEMM (Winograd raised the peak)\n";

@@ -93,6 +93,14 @@ AOT__KINLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict pla
 /* Floats of output planes whose activation runs as one loop (16 KB: L1). */
 #define AOT__DW_ACT_RUN 4096
 
+/* The output plane (OH x OW) from the first OW columns of each of a grid's
+ * rows, `stride` apart (the padded paths compute over the grid). */
+AOT__KINLINE void aot__dw_grid_out(const float* restrict grid, int64_t stride, float* restrict yc, int64_t OH,
+                                   int64_t OW) {
+  for (int64_t oh = 0; oh < OH; ++oh)
+    for (int64_t j = 0; j < OW; ++j) yc[oh * OW + j] = grid[oh * stride + j];
+}
+
 /* One channel at stride 1 from its zero-bordered copy xp (Hp x Wp, input
  * column iw at iw + PW): one flat loop over an OH x Wp grid (long enough to
  * vectorise on small maps) whose first OW columns are the output rows. Taps
@@ -115,15 +123,13 @@ AOT__KINLINE void aot__dw_padded(const aot__conv_geom* g, const float* restrict 
   for (int64_t j = 0; j < n; ++j) {
     float acc = 0.f;
     AOT__DW_UNROLL
-    for (int64_t kh = 0; kh < KH; ++kh) AOT__DW_UNROLL
-    for (int64_t kw = 0; kw < KW; ++kw) acc = AOT__FMA(wc[kh * KW + kw], xp[j + kh * DH * Wp + kw * DW], acc);
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      AOT__DW_UNROLL
+      for (int64_t kw = 0; kw < KW; ++kw) acc = AOT__FMA(wc[kh * KW + kw], xp[j + kh * DH * Wp + kw * DW], acc);
+    }
     grid[j] = acc;
   }
-  for (int64_t oh = 0; oh < OH; ++oh) {
-    float* restrict yr = yc + oh * OW;
-    const float* restrict gr = grid + oh * Wp;
-    for (int64_t j = 0; j < OW; ++j) yr[j] = gr[j];
-  }
+  aot__dw_grid_out(grid, Wp, yc, OH, OW);
 }
 
 /* Stride 2 from four phase planes of the zero-bordered copy: phase (a, b)
@@ -161,18 +167,16 @@ AOT__KINLINE void aot__dw_padded2(const aot__conv_geom* g, const float* restrict
   for (int64_t j = 0; j < n; ++j) {
     float acc = 0.f;
     AOT__DW_UNROLL
-    for (int64_t kh = 0; kh < KH; ++kh) AOT__DW_UNROLL
-    for (int64_t kw = 0; kw < KW; ++kw) {
-      const float* restrict q = kh % 2 ? (kw % 2 ? q11 : q10) : (kw % 2 ? q01 : q00);
-      acc = AOT__FMA(wc[kh * KW + kw], q[j + kh / 2 * Wq + kw / 2], acc);
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      AOT__DW_UNROLL
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const float* restrict q = kh % 2 ? (kw % 2 ? q11 : q10) : (kw % 2 ? q01 : q00);
+        acc = AOT__FMA(wc[kh * KW + kw], q[j + kh / 2 * Wq + kw / 2], acc);
+      }
     }
     grid[j] = acc;
   }
-  for (int64_t oh = 0; oh < OH; ++oh) {
-    float* restrict yr = yc + oh * OW;
-    const float* restrict gr = grid + oh * Wq;
-    for (int64_t j = 0; j < OW; ++j) yr[j] = gr[j];
-  }
+  aot__dw_grid_out(grid, Wq, yc, OH, OW);
 }
 
 /* Channels [c0, c1) with the filter shape as (possibly constant) arguments:
@@ -223,8 +227,10 @@ AOT__KINLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, const 
         for (int64_t j = oa * OW + lo; j < (ob - 1) * OW + hi; ++j) {
           float acc = 0.f;
           AOT__DW_UNROLL
-          for (int64_t kh = 0; kh < KH; ++kh) AOT__DW_UNROLL
-          for (int64_t kw = 0; kw < KW; ++kw) acc = AOT__FMA(wc[kh * KW + kw], xb[j + kh * DH * W + kw * DW], acc);
+          for (int64_t kh = 0; kh < KH; ++kh) {
+            AOT__DW_UNROLL
+            for (int64_t kw = 0; kw < KW; ++kw) acc = AOT__FMA(wc[kh * KW + kw], xb[j + kh * DH * W + kw * DW], acc);
+          }
           yp[j] = acc;
         }
       }
