@@ -14,6 +14,7 @@
 #include "codegen/c_threads.h"
 #include "codegen/c_types.h"
 #include "codegen/cpu_check.h"
+#include "codegen/element_kernels.h"
 #include "codegen/elementwise.h"
 #include "codegen/epilogue.h"
 #include "codegen/kernel_scratch.h"
@@ -78,7 +79,7 @@ FusionInfo ComputeFusion(const Graph& g) {
 
 // ---- the emitter -------------------------------------------------------------
 
-class CEmitter final : public KernelLowering {
+class CEmitter final : public ElementKernels {
   static constexpr int64_t kTile = 512;  // elements per tile of a long elementwise run (2 KiB of floats)
 
  public:
@@ -284,7 +285,7 @@ class CEmitter final : public KernelLowering {
   }
 
   // Declares a typed pointer to v's first element in the current kernel.
-  StatusOr<std::string> Ptr(const Value* v) {
+  StatusOr<std::string> Ptr(const Value* v) override {
     auto have = ptr_names_.find(v);
     if (have != ptr_names_.end()) return have->second;
     AOT_ASSIGN_OR_RETURN(std::string base, Base(v));
@@ -319,7 +320,7 @@ class CEmitter final : public KernelLowering {
   // The statement a kernel runs when an index read from a tensor (`raw`) is
   // outside [lo, hi): the kernel returns the status to aot__compute, which
   // returns it to the caller. Such kernels run on the calling thread.
-  std::string IndexFail(const std::string& raw, int64_t lo, int64_t hi, const std::string& where) {
+  std::string IndexFail(const std::string& raw, int64_t lo, int64_t hi, const std::string& where) override {
     kernel_fails_ = true;
     return "return aot__bad_index(err, err_len, " + raw + ", " + std::to_string(lo) + ", " + std::to_string(hi) + ", " +
            CStringLiteral(where) + ");";
@@ -507,13 +508,11 @@ class CEmitter final : public KernelLowering {
   void CloseLoops(size_t n) {
     for (size_t d = n; d-- > 0;) loops_ << std::string(2 * (d + 1), ' ') << "}\n";
   }
-  static std::string Lin(const std::vector<std::string>& vars, const std::vector<int64_t>& st) {
-    std::string e;
-    for (size_t d = 0; d < vars.size() && d < st.size(); ++d) {
-      if (st[d] == 0) continue;
-      e += (e.empty() ? "" : " + ") + vars[d] + (st[d] == 1 ? "" : " * " + std::to_string(st[d]));
-    }
-    return e.empty() ? "0" : e;
+  void ElementLoop(const std::string&, const std::vector<int64_t>& sizes, const ElementBody& body) override {
+    std::vector<std::string> v;
+    std::string ind = OpenLoops(sizes, "i", &v);
+    loops_ << body(v, ind);
+    CloseLoops(v.size());
   }
   const Literal& Lit(const Node* n, int i) { return n->args()[static_cast<size_t>(i)].literal; }
   static int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
@@ -543,7 +542,8 @@ class CEmitter final : public KernelLowering {
     for (size_t d = os.size(); d-- > 0;) {
       loops_ << ind << "o += (k % " << os[d] << ") * " << out->meta().strides[d] << "; k /= " << os[d] << ";\n";
     }
-    loops_ << ind << po << "[o] = " << CCast(pi + "[" + Lin(vi, in->meta().strides) + "]", out->meta().dtype) << ";\n";
+    loops_ << ind << po << "[o] = " << CCast(pi + "[" + LinearIndex(vi, in->meta().strides) + "]", out->meta().dtype)
+           << ";\n";
     CloseLoops(vi.size());
     return Status::Ok();
   }
@@ -567,7 +567,9 @@ class CEmitter final : public KernelLowering {
     std::vector<std::string> vo, vi;
     const bool split = !outer_sizes.empty() && SplitFirstLoop(outer_sizes[0], Product(outer_sizes, 1) * count, 1);
     std::string ind = OpenLoops(outer_sizes, "o", &vo, split);
-    std::string init = name == "sum" || name == "mean" ? "0" : name == "prod" ? "1" : px + "[" + Lin(vo, xo) + "]";
+    std::string init = name == "sum" || name == "mean" ? "0"
+                       : name == "prod"                ? "1"
+                                                       : px + "[" + LinearIndex(vo, xo) + "]";
     if (kahan)
       loops_ << ind << AccDecl(at, "acc", init) << "\n";
     else
@@ -578,7 +580,7 @@ class CEmitter final : public KernelLowering {
     for (size_t d = inner_sizes.size(), st = 1; run && d-- > 0; st *= static_cast<size_t>(inner_sizes[d]))
       run = inner_sizes[d] == 1 || xi[d] == static_cast<int64_t>(st);
     if (run) {
-      loops_ << ind << "acc = aot__sum_f32d(" << px << " + " << Lin(vo, xo) << ", " << count << ");\n";
+      loops_ << ind << "acc = aot__sum_f32d(" << px << " + " << LinearIndex(vo, xo) << ", " << count << ");\n";
     } else {
       std::string ind2 = ind;
       for (size_t d = 0; d < inner_sizes.size(); ++d) {
@@ -587,7 +589,7 @@ class CEmitter final : public KernelLowering {
                << vi.back() << ") {\n";
         ind2 += "  ";
       }
-      std::string xe = "(" + acc_t + ")" + px + "[" + Lin(vo, xo) + " + " + Lin(vi, xi) + "]";
+      std::string xe = "(" + acc_t + ")" + px + "[" + LinearIndex(vo, xo) + " + " + LinearIndex(vi, xi) + "]";
       if (kahan)
         loops_ << ind2 << AccAdd(at, "acc", xe) << "\n";
       else if (name == "sum" || name == "mean")
@@ -603,7 +605,7 @@ class CEmitter final : public KernelLowering {
     std::string val = name == "mean"
                           ? "acc / " + (fl ? Num(at, static_cast<double>(count)) : std::to_string(count) + ".0")
                           : std::string("acc");
-    loops_ << ind << py << "[" << Lin(vo, yo) << "] = " << CCast(val, y->meta().dtype) << ";\n";
+    loops_ << ind << py << "[" << LinearIndex(vo, yo) << "] = " << CCast(val, y->meta().dtype) << ";\n";
     CloseLoops(vo.size());
     return Status::Ok();
   }
@@ -623,15 +625,16 @@ class CEmitter final : public KernelLowering {
     const std::vector<int64_t>&outer = ir.outer, &xo = ir.x_outer, &yo = ir.idx_outer, &vo_st = ir.values_outer;
     std::vector<std::string> vo;
     std::string ind = OpenLoops(outer, "o", &vo);
-    std::string base = Lin(vo, xo);
+    std::string base = LinearIndex(vo, xo);
     const int64_t st = x->meta().strides[dim];
     const std::string bt = AccT(x->meta().dtype);  // float for f32 with float_accumulation: exact either way
     loops_ << ind << bt << " best = " << px << "[" << base << "]; int64_t bi = 0;\n";
     loops_ << ind << "for (int64_t r = 1; r < " << x->meta().sizes[dim] << "; ++r) { " << bt << " v = " << px << "["
            << base << " + r * " << st << "]; if (best != best) break; if (v != v || v " << (is_max ? ">" : "<")
            << " best) { best = v; bi = r; } }\n";
-    if (vals) loops_ << ind << pv << "[" << Lin(vo, vo_st) << "] = " << CCast("best", vals->meta().dtype) << ";\n";
-    loops_ << ind << pi << "[" << Lin(vo, yo) << "] = bi;\n";
+    if (vals)
+      loops_ << ind << pv << "[" << LinearIndex(vo, vo_st) << "] = " << CCast("best", vals->meta().dtype) << ";\n";
+    loops_ << ind << pi << "[" << LinearIndex(vo, yo) << "] = bi;\n";
     CloseLoops(vo.size());
     return Status::Ok();
   }
@@ -655,7 +658,7 @@ class CEmitter final : public KernelLowering {
     const int64_t len = x->meta().sizes[dim], xs = x->meta().strides[dim], ys = y->meta().strides[dim];
     const bool split = !outer.empty() && SplitFirstLoop(outer[0], Product(outer, 1) * len * 4, 1);  // ~4 passes a row
     std::string ind = OpenLoops(outer, "o", &vo, split);
-    std::string xb = Lin(vo, xo), yb = Lin(vo, yo);
+    std::string xb = LinearIndex(vo, xo), yb = LinearIndex(vo, yo);
     const DType t =
         x->meta().dtype == DType::kFloat32 && y->meta().dtype == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64;
     const std::string a = AccT(t), ex = MathFn(t, "exp"),
@@ -764,11 +767,11 @@ class CEmitter final : public KernelLowering {
     };
     const DType t = x->meta().dtype == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64;
     const std::string a = "(" + AccT(t) + ")";
-    std::string e = "(" + a + px + "[" + Lin(v, x->meta().strides) + "] - " + at(pm, mean) + ") / " +
+    std::string e = "(" + a + px + "[" + LinearIndex(v, x->meta().strides) + "] - " + at(pm, mean) + ") / " +
                     MathFn(t, "sqrt") + "(" + a + at(pv, var) + " + " + Num(t, eps) + ")";
     if (w) e = "(" + e + ") * " + at(pw, w);
     if (b) e = "(" + e + ") + " + at(pb, b);
-    loops_ << ind << py << "[" << Lin(v, y->meta().strides) << "] = " << CCast(e, y->meta().dtype) << ";\n";
+    loops_ << ind << py << "[" << LinearIndex(v, y->meta().strides) << "] = " << CCast(e, y->meta().dtype) << ";\n";
     CloseLoops(v.size());
     return Status::Ok();
   }
@@ -805,7 +808,8 @@ class CEmitter final : public KernelLowering {
     }
     std::vector<std::string> vb;
     std::string ind = OpenLoops(batch, "b", &vb);
-    std::string ao = Lin(vb, batch_strides(am)), bo = Lin(vb, batch_strides(bm)), yo = Lin(vb, batch_strides(ym));
+    std::string ao = LinearIndex(vb, batch_strides(am)), bo = LinearIndex(vb, batch_strides(bm)),
+                yo = LinearIndex(vb, batch_strides(ym));
     if (bias) {
       // Broadcast the bias into C first; the GEMM then adds with beta.
       TensorMeta cm;
@@ -950,8 +954,8 @@ class CEmitter final : public KernelLowering {
     }
     std::vector<std::string> vb;
     std::string ind = OpenLoops(ms.batch, "b", &vb);
-    const std::string ao = Lin(vb, ms.BatchStrides(ms.am)), bo = Lin(vb, ms.BatchStrides(ms.bm)),
-                      yo = Lin(vb, ms.BatchStrides(ms.ym));
+    const std::string ao = LinearIndex(vb, ms.BatchStrides(ms.am)), bo = LinearIndex(vb, ms.BatchStrides(ms.bm)),
+                      yo = LinearIndex(vb, ms.BatchStrides(ms.ym));
     AOT_ASSIGN_OR_RETURN(std::string ep, EpilogueDecl(pbias, bsm, bsn, yo, ym, yn));
     AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(n, lg));
     loops_ << ind << "{\n"
@@ -1160,7 +1164,7 @@ class CEmitter final : public KernelLowering {
       loops_ << ind << "  acc += v;\n";
     loops_ << ind << "}\n";
     std::string val = is_max ? "acc" : "(cnt ? acc / cnt : 0)";
-    loops_ << ind << py << "[" << Lin(v, y->meta().strides) << "] = " << CCast(val, y->meta().dtype) << ";\n";
+    loops_ << ind << py << "[" << LinearIndex(v, y->meta().strides) << "] = " << CCast(val, y->meta().dtype) << ";\n";
     CloseLoops(v.size());
     return Status::Ok();
   }
@@ -1180,12 +1184,12 @@ class CEmitter final : public KernelLowering {
     loops_ << ind << "const int64_t w0 = (" << v[3] << " * " << W << ") / " << OW << ", w1 = ((" << v[3] << " + 1) * "
            << W << " + " << OW - 1 << ") / " << OW << ";\n";
     const DType t = x->meta().dtype == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64;
-    const std::string base = px + " + " + v[0] + " * " + std::to_string(xst[0]) + " + " + v[1] + " * " +
-                             std::to_string(xst[1]) + " + h * " + std::to_string(xst[2]);
+    const std::string plane =
+        px + " + " + v[0] + " * " + std::to_string(xst[0]) + " + " + v[1] + " * " + std::to_string(xst[1]);
+    const std::string base = plane + " + h * " + std::to_string(xst[2]);
     if (t == DType::kFloat32 && !FloatAcc(t) && xst[3] == 1) {  // rows of the window: contiguous runs
       if (OH == 1 && OW == 1 && xst[2] == W)                    // global pooling: the plane is one run
-        loops_ << ind << "const int64_t h = 0;\n"
-               << ind << "const double acc = aot__sum_f32d(" << base << ", " << H * W << ");\n";
+        loops_ << ind << "const double acc = aot__sum_f32d(" << plane << ", " << H * W << ");\n";
       else
         loops_ << ind << "double acc = 0;\n"
                << ind << "for (int64_t h = h0; h < h1; ++h) acc += aot__sum_f32d(" << base << " + w0, w1 - w0);\n";
@@ -1195,67 +1199,8 @@ class CEmitter final : public KernelLowering {
              << AccAdd(t, "acc", "(" + base + ")[w * " + std::to_string(xst[3]) + "]") << "\n";
     }
     const std::string area = FloatAcc(t) ? "(int32_t)((h1 - h0) * (w1 - w0))" : "((h1 - h0) * (w1 - w0))";
-    loops_ << ind << py << "[" << Lin(v, y->meta().strides) << "] = " << CCast("acc / " + area, y->meta().dtype)
+    loops_ << ind << py << "[" << LinearIndex(v, y->meta().strides) << "] = " << CCast("acc / " + area, y->meta().dtype)
            << ";\n";
-    CloseLoops(v.size());
-    return Status::Ok();
-  }
-
-  Status Cat(const Node* n) {
-    const Value* y = n->output();
-    const size_t rank = y->meta().sizes.size();
-    const size_t dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
-    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    int64_t at = 0;
-    const std::vector<Value*>& list = n->args()[0].list;
-    for (size_t k = 0; k < list.size(); ++k) {
-      const Value* in = list[k];
-      if (!in) return Unsupported("none in cat's tensor list");
-      if (in->meta().sizes.size() != rank) {
-        if (in->meta().numel() == 0) continue;
-        return Unsupported("cat of tensors of different rank");
-      }
-      if (CatInputInPlace(n, k)) {  // its producer wrote it there (codegen/inplace_cat.h)
-        at += in->meta().sizes[dim];
-        continue;
-      }
-      AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(in));
-      std::vector<std::string> v;
-      std::string ind = OpenLoops(in->meta().sizes, "i", &v);
-      std::vector<int64_t> yst = y->meta().strides;
-      loops_ << ind << py << "[" << Lin(v, yst) << " + " << at * yst[dim]
-             << "] = " << CCast(pi + "[" + Lin(v, in->meta().strides) + "]", y->meta().dtype) << ";\n";
-      CloseLoops(v.size());
-      at += in->meta().sizes[dim];
-    }
-    return Status::Ok();
-  }
-
-  Status IndexSelect(const Node* n) {
-    const bool emb = n->op().schema.name == "embedding";
-    const Value* src = n->input(0);
-    const Value* idx = emb ? n->input(1) : n->input(2);
-    const size_t dim = emb ? 0 : static_cast<size_t>(NormDim(n->args()[1].literal.i, src->meta().sizes.size()));
-    const Value* y = n->output();
-    AOT_ASSIGN_OR_RETURN(std::string ps, Ptr(src));
-    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
-    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    std::vector<std::string> v;
-    std::string ind = OpenLoops(y->meta().sizes, "i", &v);
-    // y's dims: src dims before `dim`, idx dims, src dims after `dim`.
-    const size_t ir = idx->meta().sizes.size();
-    std::vector<std::string> iv(v.begin() + static_cast<std::ptrdiff_t>(dim),
-                                v.begin() + static_cast<std::ptrdiff_t>(dim + ir));
-    // Indices in [0, size): index_select and embedding do not wrap negatives.
-    loops_ << ind << "const int64_t k = (int64_t)" << pi << "[" << Lin(iv, idx->meta().strides) << "];\n";
-    loops_ << ind << "if (k < 0 || k >= " << src->meta().sizes[dim] << ") "
-           << IndexFail("k", 0, src->meta().sizes[dim], IndexWhere(n, src, dim)) << "\n";
-    std::string so;
-    for (size_t d = 0; d < src->meta().sizes.size(); ++d) {
-      std::string var = d < dim ? v[d] : d == dim ? "k" : v[d - 1 + ir];
-      so += (so.empty() ? "" : " + ") + var + " * " + std::to_string(src->meta().strides[d]);
-    }
-    loops_ << ind << py << "[" << Lin(v, y->meta().strides) << "] = " << ps << "[" << so << "];\n";
     CloseLoops(v.size());
     return Status::Ok();
   }
@@ -1289,8 +1234,9 @@ class CEmitter final : public KernelLowering {
       std::vector<std::string> v;
       std::string ind = OpenLoops(om.sizes, "i", &v);
       std::vector<std::string> mv(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mm.sizes.size()));
-      loops_ << ind << "if (" << pi << "[" << Lin(mv, mm.strides) << "]) " << po << "[" << Lin(v, om.strides) << "]"
-             << op << CCast(pv + "[" + Lin(v, BroadcastStrides(vm, om.sizes)) + "]", om.dtype) << ";\n";
+      loops_ << ind << "if (" << pi << "[" << LinearIndex(mv, mm.strides) << "]) " << po << "["
+             << LinearIndex(v, om.strides) << "]" << op
+             << CCast(pv + "[" + LinearIndex(v, BroadcastStrides(vm, om.sizes)) + "]", om.dtype) << ";\n";
       CloseLoops(v.size());
       return Status::Ok();
     }
@@ -1301,7 +1247,7 @@ class CEmitter final : public KernelLowering {
     std::string ind = OpenLoops(ai.result, "i", &v);
     AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(n, ai, om, v, ind));
     loops_ << gt.decls << ind << po << "[" << gt.offset << "]" << op
-           << CCast(pv + "[" + Lin(v, BroadcastStrides(values->meta(), ai.result)) + "]", om.dtype) << ";\n";
+           << CCast(pv + "[" + LinearIndex(v, BroadcastStrides(values->meta(), ai.result)) + "]", om.dtype) << ";\n";
     CloseLoops(v.size());
     return Status::Ok();
   }
@@ -1325,7 +1271,7 @@ class CEmitter final : public KernelLowering {
     std::vector<std::string> v;
     std::string ind = OpenLoops(ai.result, "i", &v);
     AOT_ASSIGN_OR_RETURN(GatherText gt, GatherFor(n, ai, x->meta(), v, ind));
-    loops_ << gt.decls << ind << py << "[" << Lin(v, y->meta().strides)
+    loops_ << gt.decls << ind << py << "[" << LinearIndex(v, y->meta().strides)
            << "] = " << CCast(px + "[" + gt.offset + "]", y->meta().dtype) << ";\n";
     CloseLoops(v.size());
     return Status::Ok();
@@ -1407,24 +1353,6 @@ class CEmitter final : public KernelLowering {
     return Status::Ok();
   }
 
-  // out = self with src written into the view the scatter names.
-  Status Scatter(const Node* n) {
-    const Value *self = n->input(0), *src = n->input(1), *y = n->output();
-    AOT_RETURN_IF_ERROR(CopyInOrder(self, y));
-    std::vector<Arg> vargs = {Arg::Of(const_cast<Value*>(y))};
-    for (size_t i = 2; i < n->args().size(); ++i) vargs.push_back(n->args()[i]);
-    TensorMeta view = ScatterViewMeta(*n->op().scatter_view, vargs, y->meta());
-    AOT_ASSIGN_OR_RETURN(std::string ps, Ptr(src));
-    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    std::vector<std::string> v;
-    std::string ind = OpenLoops(view.sizes, "s", &v);
-    loops_ << ind << py << "[" << view.offset - y->meta().offset << " + " << Lin(v, view.strides)
-           << "] = " << CCast(ps + "[" + Lin(v, BroadcastStrides(src->meta(), view.sizes)) + "]", y->meta().dtype)
-           << ";\n";
-    CloseLoops(v.size());
-    return Status::Ok();
-  }
-
   // sort/topk: per row, a stable bottom-up merge sort of the positions in
   // scratch (NaN orders as the largest value, as in eager), then the first k.
   Status Sort(const Node* n) override {
@@ -1443,7 +1371,7 @@ class CEmitter final : public KernelLowering {
     const std::string before = sa.descending ? "(p > q || (p != p && q == q))" : "(p < q || (p == p && q != q))";
     std::vector<std::string> v;
     std::string ind = OpenLoops(sa.outer, "o", &v);
-    loops_ << ind << "const " << ct << "* const xr = " << px << " + " << Lin(v, sa.x_outer) << ";\n"
+    loops_ << ind << "const " << ct << "* const xr = " << px << " + " << LinearIndex(v, sa.x_outer) << ";\n"
            << ind << "int64_t *src = ia, *dst = ib;\n"
            << ind << "for (int64_t i = 0; i < " << n_s << "; ++i) ia[i] = i;\n"
            << ind << "for (int64_t w = 1; w < " << n_s << "; w *= 2) {\n"
@@ -1461,9 +1389,9 @@ class CEmitter final : public KernelLowering {
            << ind << "  int64_t* const sw = src; src = dst; dst = sw;\n"
            << ind << "}\n"
            << ind << "for (int64_t i = 0; i < " << sa.k << "; ++i) {\n"
-           << ind << "  " << pv << "[" << Lin(v, sa.v_outer) << " + i * " << vals->meta().strides[sa.dim]
+           << ind << "  " << pv << "[" << LinearIndex(v, sa.v_outer) << " + i * " << vals->meta().strides[sa.dim]
            << "] = " << CCast("xr[src[i] * " + st + "]", vals->meta().dtype) << ";\n"
-           << ind << "  " << pi << "[" << Lin(v, sa.i_outer) << " + i * " << idx->meta().strides[sa.dim]
+           << ind << "  " << pi << "[" << LinearIndex(v, sa.i_outer) << " + i * " << idx->meta().strides[sa.dim]
            << "] = src[i];\n"
            << ind << "}\n";
     CloseLoops(v.size());
@@ -1497,29 +1425,12 @@ class CEmitter final : public KernelLowering {
     std::string ind = OpenLoops(outer, "o", &v);
     loops_ << ind << acc << " acc = " << (sum ? "0" : "1") << ";\n"
            << ind << "for (int64_t i = 0; i < " << x->meta().sizes[dim] << "; ++i) {\n"
-           << ind << "  acc " << (sum ? "+=" : "*=") << " (" << acc << ")" << px << "[" << Lin(v, xo) << " + i * "
-           << x->meta().strides[dim] << "];\n"
-           << ind << "  " << py << "[" << Lin(v, yo) << " + i * " << y->meta().strides[dim]
+           << ind << "  acc " << (sum ? "+=" : "*=") << " (" << acc << ")" << px << "[" << LinearIndex(v, xo)
+           << " + i * " << x->meta().strides[dim] << "];\n"
+           << ind << "  " << py << "[" << LinearIndex(v, yo) << " + i * " << y->meta().strides[dim]
            << "] = " << CCast("acc", yt) << ";\n"
            << ind << "}\n";
     CloseLoops(v.size());
-    return Status::Ok();
-  }
-
-  Status Arange(const Node* n) {
-    const Value* y = n->output();
-    if (y->meta().sizes.size() != 1) return Unsupported("arange of rank != 1");
-    double start = 0, step = 1;
-    auto num = [&](int i) {
-      const Literal& l = Lit(n, i);
-      return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i);
-    };
-    const std::string& ov = n->op().schema.overload;
-    if (ov == "start" || ov == "start_step") start = num(0);
-    if (ov == "start_step") step = num(2);
-    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    loops_ << "  for (int64_t i = 0; i < " << y->meta().sizes[0] << "; ++i) " << py << "[i * " << y->meta().strides[0]
-           << "] = " << CCast(FormatDouble(start) + " + i * " + FormatDouble(step), y->meta().dtype) << ";\n";
     return Status::Ok();
   }
 
@@ -1537,8 +1448,8 @@ class CEmitter final : public KernelLowering {
       AOT_ASSIGN_OR_RETURN(std::string ct, CType(v->meta().dtype));
       std::vector<std::string> vars;
       std::string ind = OpenLoops(v->meta().sizes, "i", &vars);
-      loops_ << ind << "((" << ct << "*)out[" << k << "])[" << Lin(vars, ContiguousStrides(v->meta().sizes))
-             << "] = " << src << "[" << Lin(vars, v->meta().strides) << "];\n";
+      loops_ << ind << "((" << ct << "*)out[" << k << "])[" << LinearIndex(vars, ContiguousStrides(v->meta().sizes))
+             << "] = " << src << "[" << LinearIndex(vars, v->meta().strides) << "];\n";
       CloseLoops(vars.size());
       EndKernel();
     }

@@ -294,12 +294,14 @@ AOT_UNUSED static inline double aot__mod_f(double a, double b) {
  * every thread split. */
 AOT_UNUSED static inline double aot__sum_f32d(const float* x, int64_t n) {
   double s[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16)
+  /* n16 up front: GCC -O3 warned of undefined behaviour in the tail loop of
+   * the `i + 16 <= n` form when n is a constant multiple of 16. */
+  const int64_t n16 = n - n % 16;
+  for (int64_t i = 0; i < n16; i += 16)
     for (int l = 0; l < 16; ++l) s[l] += (double)x[i + l];
   double acc = 0;
   for (int l = 0; l < 16; ++l) acc += s[l];
-  for (; i < n; ++i) acc += (double)x[i];
+  for (int64_t i = n16; i < n; ++i) acc += (double)x[i];
   return acc;
 }
 

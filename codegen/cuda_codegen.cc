@@ -13,6 +13,7 @@
 #include "codegen/c_text.h"
 #include "codegen/c_types.h"
 #include "codegen/cuda_support.h"
+#include "codegen/element_kernels.h"
 #include "codegen/elementwise.h"
 #include "codegen/kernel_util.h"
 #include "ir/view_meta.h"
@@ -39,15 +40,6 @@ int64_t Product(const std::vector<int64_t>& v) {
   int64_t p = 1;
   for (int64_t x : v) p *= x;
   return p;
-}
-// "v0 * 4 + v1" (strides in elements); "0" when nothing varies.
-std::string Lin(const std::vector<std::string>& vars, const std::vector<int64_t>& st) {
-  std::string e;
-  for (size_t d = 0; d < vars.size() && d < st.size(); ++d) {
-    if (st[d] == 0) continue;
-    e += (e.empty() ? "" : " + ") + vars[d] + (st[d] == 1 ? "" : " * " + S(st[d]));
-  }
-  return e.empty() ? "0" : e;
 }
 // True when `name` occurs in `text` as a whole identifier.
 bool UsesToken(const std::string& text, const std::string& name) {
@@ -101,7 +93,7 @@ BlasOperand BlasView(int64_t R, int64_t C, int64_t s0, int64_t s1) {
   return o;
 }
 
-class CudaEmitter final : public KernelLowering {
+class CudaEmitter final : public ElementKernels {
  public:
   CudaEmitter(const Graph& g, const MemoryPlan& plan, const CudaCodegenOptions& opts)
       : g_(g), plan_(plan), opts_(opts) {}
@@ -196,7 +188,7 @@ class CudaEmitter final : public KernelLowering {
   }
 
   // Declares a typed device pointer to v's first element in the launcher.
-  StatusOr<std::string> Ptr(const Value* v) {
+  StatusOr<std::string> Ptr(const Value* v) override {
     auto have = ptr_names_.find(v);
     if (have != ptr_names_.end()) return have->second;
     AOT_ASSIGN_OR_RETURN(std::string base, Base(v));
@@ -217,7 +209,7 @@ class CudaEmitter final : public KernelLowering {
   // (its site and value) and the element is skipped, never read or written
   // out of bounds. The run reads the flag when the stream is done and returns
   // AOT_ERR_INDEX_OUT_OF_RANGE with the C backend's message.
-  std::string IndexFail(const std::string& raw, int64_t lo, int64_t hi, const std::string& where) {
+  std::string IndexFail(const std::string& raw, int64_t lo, int64_t hi, const std::string& where) override {
     if (flag_ptr_.empty()) flag_ptr_ = RawPtr("c->flag", "unsigned long long");
     index_sites_.push_back({lo, hi, where});
     return "{ aot__flag_index(" + flag_ptr_ + ", " + S(static_cast<int64_t>(index_sites_.size())) + "ull, " + raw +
@@ -299,6 +291,11 @@ class CudaEmitter final : public KernelLowering {
           << Kernel(comment, body, "aot__blocks(c->sms, " + S(n) + ", " + S(opts_.block_size) + ")", opts_.block_size);
   }
 
+  void ElementLoop(const std::string& part, const std::vector<int64_t>& sizes, const ElementBody& body) override {
+    Flat(part.empty() ? step_comment_ : step_comment_ + " (" + part + ")", sizes,
+         [&](const std::vector<std::string>& v) { return body(v, "    "); });
+  }
+
   // A block per row (grid-stride over rows): `inner` runs for row indices o0..
   // with the block's threads striding over the row.
   void Rows(const std::string& comment, const std::vector<int64_t>& outer, int64_t row_len, const std::string& prologue,
@@ -341,7 +338,7 @@ class CudaEmitter final : public KernelLowering {
   }
 
   static std::string Index(const std::string& p, const std::vector<int64_t>& st, const std::vector<std::string>& vars) {
-    return p + "[" + Lin(vars, st) + "]";
+    return p + "[" + LinearIndex(vars, st) + "]";
   }
 
   Status EmitElementwise(const std::vector<const Node*>& group, const Value* target) {
@@ -455,8 +452,8 @@ class CudaEmitter final : public KernelLowering {
     Flat(step_comment_, in->meta().sizes, [&](const std::vector<std::string>& v) {
       std::vector<std::string> w;
       std::string s = Decompose("i", out->meta().sizes, "w", it, "    ", &w);
-      return s + "    " + po + "[" + Lin(w, out->meta().strides) +
-             "] = " + CCast(pi + "[" + Lin(v, in->meta().strides) + "]", out->meta().dtype) + ";\n";
+      return s + "    " + po + "[" + LinearIndex(w, out->meta().strides) +
+             "] = " + CCast(pi + "[" + LinearIndex(v, in->meta().strides) + "]", out->meta().dtype) + ";\n";
     });
     return Status::Ok();
   }
@@ -487,16 +484,17 @@ class CudaEmitter final : public KernelLowering {
                                                              : "";
     Rows(step_comment_, outer, count, "  __shared__ " + acc_t + " sh[32];\n",
          [&](const std::vector<std::string>& vo, const std::string& it) {
-           std::string s = "    const " + it + " xb = " + Lin(vo, xo) + ";\n";
+           std::string s = "    const " + it + " xb = " + LinearIndex(vo, xo) + ";\n";
            s += "    " + acc_t + " acc = " + (minmax ? "(" + acc_t + ")" + px + "[xb]" : init) + ";\n";
            s += "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(count) + "; r += (" + it +
                 ")blockDim.x) {\n";
            std::vector<std::string> vi;
            s += Decompose("r", inner, "r", it, "      ", &vi);
-           s += "      acc = " + op + "()(acc, (" + acc_t + ")" + px + "[xb + " + Lin(vi, xi) + "]);\n    }\n";
+           s += "      acc = " + op + "()(acc, (" + acc_t + ")" + px + "[xb + " + LinearIndex(vi, xi) + "]);\n    }\n";
            s += "    acc = aot__block_reduce(acc, " + op + "(), sh);\n";
            std::string val = name == "mean" ? "acc / (" + acc_t + ")" + S(count) : std::string("acc");
-           s += "    if (threadIdx.x == 0) " + py + "[" + Lin(vo, yo) + "] = " + CCast(val, y->meta().dtype) + ";\n";
+           s += "    if (threadIdx.x == 0) " + py + "[" + LinearIndex(vo, yo) + "] = " + CCast(val, y->meta().dtype) +
+                ";\n";
            return s;
          });
     return Status::Ok();
@@ -522,7 +520,7 @@ class CudaEmitter final : public KernelLowering {
     const std::string km = is_max ? "true" : "false";
     Rows(step_comment_, outer, len, "  __shared__ " + acc_t + " shv[32];\n  __shared__ int64_t shi[32];\n",
          [&](const std::vector<std::string>& vo, const std::string& it) {
-           std::string s = "    const " + it + " xb = " + Lin(vo, xo) + ";\n";
+           std::string s = "    const " + it + " xb = " + LinearIndex(vo, xo) + ";\n";
            s += "    " + acc_t + " best = (" + acc_t + ")" + px + "[xb]; int64_t bi = 0;\n";
            s += "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(len) + "; r += (" + it +
                 ")blockDim.x) {\n";
@@ -531,8 +529,9 @@ class CudaEmitter final : public KernelLowering {
            s += "      if (aot__better<" + km + ">(v, (int64_t)r, best, bi)) { best = v; bi = (int64_t)r; }\n    }\n";
            s += "    aot__block_arg<" + km + ">(&best, &bi, shv, shi);\n";
            s += "    if (threadIdx.x == 0) {\n";
-           if (vals) s += "      " + pv + "[" + Lin(vo, vo_st) + "] = " + CCast("best", vals->meta().dtype) + ";\n";
-           s += "      " + pi + "[" + Lin(vo, yo) + "] = bi;\n    }\n";
+           if (vals)
+             s += "      " + pv + "[" + LinearIndex(vo, vo_st) + "] = " + CCast("best", vals->meta().dtype) + ";\n";
+           s += "      " + pi + "[" + LinearIndex(vo, yo) + "] = bi;\n    }\n";
            return s;
          });
     return Status::Ok();
@@ -565,7 +564,7 @@ class CudaEmitter final : public KernelLowering {
            const std::string loop = "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(len) +
                                     "; r += (" + it + ")blockDim.x)";
            const std::string xv = "(" + a + ")" + px + "[xb + r * " + S(xs) + "]";
-           std::string s = "    const " + it + " xb = " + Lin(vo, xo) + ", yb = " + Lin(vo, yo) + ";\n";
+           std::string s = "    const " + it + " xb = " + LinearIndex(vo, xo) + ", yb = " + LinearIndex(vo, yo) + ";\n";
            s += "    " + a + " m = -INFINITY, sum = 0;\n";
            s += loop + " m = aot__max()(m, " + xv + ");\n";
            s += "    m = aot__block_reduce(m, aot__max(), sh);\n";
@@ -680,11 +679,11 @@ class CudaEmitter final : public KernelLowering {
       auto at = [&](const std::string& p, const Value* t) {
         return "(" + a + ")" + p + "[" + ch + " * " + S(t->meta().strides[0]) + "]";
       };
-      std::string e = "((" + a + ")" + px + "[" + Lin(v, x->meta().strides) + "] - " + at(pm, mean) + ") / " + sq +
-                      "(" + at(pv, var) + " + (" + a + ")" + FormatDouble(eps) + ")";
+      std::string e = "((" + a + ")" + px + "[" + LinearIndex(v, x->meta().strides) + "] - " + at(pm, mean) + ") / " +
+                      sq + "(" + at(pv, var) + " + (" + a + ")" + FormatDouble(eps) + ")";
       if (w) e = "(" + e + ") * " + at(pw, w);
       if (b) e = "(" + e + ") + " + at(pb, b);
-      return "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + CCast(e, y->meta().dtype) + ";\n";
+      return "    " + py + "[" + LinearIndex(v, y->meta().strides) + "] = " + CCast(e, y->meta().dtype) + ";\n";
     });
     return Status::Ok();
   }
@@ -721,7 +720,8 @@ class CudaEmitter final : public KernelLowering {
       AOT_ASSIGN_OR_RETURN(std::string pbias, Ptr(bias));
       const std::vector<int64_t> bs = BroadcastStrides(bias->meta(), y->meta().sizes);
       Flat(step_comment_ + " (bias)", y->meta().sizes, [&](const std::vector<std::string>& v) {
-        return "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + pbias + "[" + Lin(v, bs) + "];\n";
+        return "    " + py + "[" + LinearIndex(v, y->meta().strides) + "] = " + pbias + "[" + LinearIndex(v, bs) +
+               "];\n";
       });
     }
     LoopSpace sp = CoalesceLoops(batch, {batch_strides(am), batch_strides(bm), batch_strides(ym)});
@@ -744,7 +744,7 @@ class CudaEmitter final : public KernelLowering {
     }
     auto off = [&](size_t t) {
       std::vector<int64_t> st(sp.strides[t].begin(), sp.strides[t].end() - (sp.strides[t].empty() ? 0 : 1));
-      return Lin(vb, st);
+      return LinearIndex(vb, st);
     };
     host_ << ind << "AOT__BLAS(cublasSgemmStridedBatched(c->blas, " << (ob.trans ? "CUBLAS_OP_T" : "CUBLAS_OP_N")
           << ", " << (oa.trans ? "CUBLAS_OP_T" : "CUBLAS_OP_N") << ", " << N << ", " << M << ", " << K << ", &alpha, "
@@ -792,7 +792,7 @@ class CudaEmitter final : public KernelLowering {
            S(xst[1]) + " + ih * " + S(xst[2]) + " + iw * " + S(xst[3]) + "] * " + pw + "[(int64_t)" + v[1] + " * " +
            S(wst[0]) + " + ic * " + S(wst[1]) + " + kh * " + S(wst[2]) + " + kw * " + S(wst[3]) + "];\n";
       s += "        }\n      }\n";
-      s += "    " + py + "[" + Lin(v, y->meta().strides) + "] = acc;\n";
+      s += "    " + py + "[" + LinearIndex(v, y->meta().strides) + "] = acc;\n";
       return s;
     });
     return Status::Ok();
@@ -824,7 +824,7 @@ class CudaEmitter final : public KernelLowering {
       b += is_max ? "        acc = aot__max()(x, acc);\n" : "        acc += x;\n";
       b += "      }\n";
       std::string val = is_max ? "acc" : "(cnt ? acc / (" + a + ")cnt : (" + a + ")0)";
-      b += "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + CCast(val, y->meta().dtype) + ";\n";
+      b += "    " + py + "[" + LinearIndex(v, y->meta().strides) + "] = " + CCast(val, y->meta().dtype) + ";\n";
       return b;
     });
     return Status::Ok();
@@ -848,66 +848,9 @@ class CudaEmitter final : public KernelLowering {
       b += "    for (int64_t h = h0; h < h1; ++h)\n      for (int64_t w = w0; w < w1; ++w) acc += (" + a + ")" + px +
            "[(int64_t)" + v[0] + " * " + S(xst[0]) + " + (int64_t)" + v[1] + " * " + S(xst[1]) + " + h * " + S(xst[2]) +
            " + w * " + S(xst[3]) + "];\n";
-      b += "    " + py + "[" + Lin(v, y->meta().strides) +
+      b += "    " + py + "[" + LinearIndex(v, y->meta().strides) +
            "] = " + CCast("acc / (" + a + ")((h1 - h0) * (w1 - w0))", y->meta().dtype) + ";\n";
       return b;
-    });
-    return Status::Ok();
-  }
-
-  Status Cat(const Node* n) {
-    const Value* y = n->output();
-    const size_t rank = y->meta().sizes.size();
-    const size_t dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
-    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    int64_t at = 0;
-    const std::vector<Value*>& list = n->args()[0].list;
-    for (size_t k = 0; k < list.size(); ++k) {
-      const Value* in = list[k];
-      if (!in) return Unsupported("none in cat's tensor list");
-      if (in->meta().sizes.size() != rank) {
-        if (in->meta().numel() == 0) continue;
-        return Unsupported("cat of tensors of different rank");
-      }
-      if (CatInputInPlace(n, k)) {  // its producer wrote it there (codegen/inplace_cat.h)
-        at += in->meta().sizes[dim];
-        continue;
-      }
-      AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(in));
-      const int64_t base = at * y->meta().strides[dim];
-      Flat(step_comment_ + " (part)", in->meta().sizes, [&](const std::vector<std::string>& v) {
-        return "    " + py + "[" + Lin(v, y->meta().strides) + " + " + S(base) +
-               "] = " + CCast(pi + "[" + Lin(v, in->meta().strides) + "]", y->meta().dtype) + ";\n";
-      });
-      at += in->meta().sizes[dim];
-    }
-    return Status::Ok();
-  }
-
-  Status IndexSelect(const Node* n) {
-    const bool emb = n->op().schema.name == "embedding";
-    const Value* src = n->input(0);
-    const Value* idx = emb ? n->input(1) : n->input(2);
-    const size_t dim = emb ? 0 : static_cast<size_t>(NormDim(n->args()[1].literal.i, src->meta().sizes.size()));
-    const Value* y = n->output();
-    AOT_ASSIGN_OR_RETURN(std::string ps, Ptr(src));
-    AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
-    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    const size_t ir = idx->meta().sizes.size();
-    Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
-      // y's dims: src dims before `dim`, idx dims, src dims after `dim`.
-      std::vector<std::string> iv(v.begin() + static_cast<std::ptrdiff_t>(dim),
-                                  v.begin() + static_cast<std::ptrdiff_t>(dim + ir));
-      // Indices in [0, size): index_select and embedding do not wrap negatives.
-      std::string b = "    const int64_t k = (int64_t)" + pi + "[" + Lin(iv, idx->meta().strides) + "];\n";
-      b += "    if (k < 0 || k >= " + S(src->meta().sizes[dim]) + ") " +
-           IndexFail("k", 0, src->meta().sizes[dim], IndexWhere(n, src, dim)) + "\n";
-      std::string so;
-      for (size_t d = 0; d < src->meta().sizes.size(); ++d) {
-        std::string var = d < dim ? v[d] : d == dim ? "k" : v[d - 1 + ir];
-        so += (so.empty() ? "" : " + ") + var + " * " + S(src->meta().strides[d]);
-      }
-      return b + "    " + py + "[" + Lin(v, y->meta().strides) + "] = " + ps + "[" + so + "];\n";
     });
     return Status::Ok();
   }
@@ -924,7 +867,7 @@ class CudaEmitter final : public KernelLowering {
           AdvancedIndexText(ai, x->meta(), v, ptrs, "    ", [&](const std::string& raw, int64_t size, size_t d) {
             return IndexFail(raw, -size, size, IndexWhere(n, x, d));
           });
-      return gt.decls + "    " + py + "[" + Lin(v, y->meta().strides) +
+      return gt.decls + "    " + py + "[" + LinearIndex(v, y->meta().strides) +
              "] = " + CCast(px + "[" + gt.offset + "]", y->meta().dtype) + ";\n";
     });
     return Status::Ok();
@@ -972,8 +915,8 @@ class CudaEmitter final : public KernelLowering {
       const TensorMeta& mm = ix->meta();
       Flat(step_comment_, om.sizes, [&](const std::vector<std::string>& v) {
         std::vector<std::string> mv(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mm.sizes.size()));
-        return "    if (" + pi + "[" + Lin(mv, mm.strides) + "]) " + po + "[" + Lin(v, om.strides) + "]" + op +
-               CCast(pv + "[0]", om.dtype) + ";\n";
+        return "    if (" + pi + "[" + LinearIndex(mv, mm.strides) + "]) " + po + "[" + LinearIndex(v, om.strides) +
+               "]" + op + CCast(pv + "[0]", om.dtype) + ";\n";
       });
       return Status::Ok();
     }
@@ -988,52 +931,13 @@ class CudaEmitter final : public KernelLowering {
            IndexFail("r", -size, size, IndexWhere(n, self, static_cast<size_t>(pos))) + "\n";
       std::vector<std::string> ov = v;
       ov[static_cast<size_t>(pos)] = "k";
-      const std::string dst = po + "[" + Lin(ov, om.strides) + "]";
-      const std::string val = CCast(pv + "[" + Lin(v, BroadcastStrides(values->meta(), space)) + "]", om.dtype);
+      const std::string dst = po + "[" + LinearIndex(ov, om.strides) + "]";
+      const std::string val = CCast(pv + "[" + LinearIndex(v, BroadcastStrides(values->meta(), space)) + "]", om.dtype);
       if (!atomic.empty()) {  // duplicate indices add up
         const std::string cast = om.dtype == DType::kInt64 ? "(unsigned long long)" : "";
         return b + "    " + atomic + dst + ", " + cast + val + ");\n";
       }
       return b + "    " + dst + op + val + ";\n";
-    });
-    return Status::Ok();
-  }
-
-  // out = self with src written into the view the scatter names.
-  Status Scatter(const Node* n) {
-    const Value *self = n->input(0), *src = n->input(1), *y = n->output();
-    if (self->meta().storage != y->meta().storage || self->meta().offset != y->meta().offset ||
-        self->meta().strides != y->meta().strides)
-      AOT_RETURN_IF_ERROR(CopyInOrder(self, y));
-    std::vector<Arg> vargs = {Arg::Of(const_cast<Value*>(y))};
-    for (size_t i = 2; i < n->args().size(); ++i) vargs.push_back(n->args()[i]);
-    TensorMeta view = ScatterViewMeta(*n->op().scatter_view, vargs, y->meta());
-    AOT_ASSIGN_OR_RETURN(std::string ps, Ptr(src));
-    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    Flat(step_comment_ + " (view)", view.sizes, [&](const std::vector<std::string>& v) {
-      return "    " + py + "[" + S(view.offset - y->meta().offset) + " + " + Lin(v, view.strides) +
-             "] = " + CCast(ps + "[" + Lin(v, BroadcastStrides(src->meta(), view.sizes)) + "]", y->meta().dtype) +
-             ";\n";
-    });
-    return Status::Ok();
-  }
-
-  Status Arange(const Node* n) {
-    const Value* y = n->output();
-    if (y->meta().sizes.size() != 1) return Unsupported("arange of rank != 1");
-    double start = 0, step = 1;
-    auto num = [&](int i) {
-      const Literal& l = Lit(n, i);
-      return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i);
-    };
-    const std::string& ov = n->op().schema.overload;
-    if (ov == "start" || ov == "start_step") start = num(0);
-    if (ov == "start_step") step = num(2);
-    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    Flat(step_comment_, y->meta().sizes, [&](const std::vector<std::string>& v) {
-      return "    " + py + "[" + Lin(v, y->meta().strides) +
-             "] = " + CCast(FormatDouble(start) + " + (double)" + v[0] + " * " + FormatDouble(step), y->meta().dtype) +
-             ";\n";
     });
     return Status::Ok();
   }
@@ -1054,7 +958,8 @@ class CudaEmitter final : public KernelLowering {
       std::string dst = RawPtr("(uint8_t*)" + here, ct);
       const std::vector<int64_t> cs = ContiguousStrides(v->meta().sizes);
       Flat(step_comment_, v->meta().sizes, [&](const std::vector<std::string>& vars) {
-        return "    " + dst + "[" + Lin(vars, cs) + "] = " + src + "[" + Lin(vars, v->meta().strides) + "];\n";
+        return "    " + dst + "[" + LinearIndex(vars, cs) + "] = " + src + "[" + LinearIndex(vars, v->meta().strides) +
+               "];\n";
       });
       EndStep();
     }
