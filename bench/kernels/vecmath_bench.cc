@@ -1,7 +1,8 @@
 // aot_vecmath.h's transcendentals in a vectorised loop over 8,192 floats (in
 // L1), built for this machine (-march=native, as `atenaot compile
 // --march-native`) with FMA and without it (-mno-fma: the polynomial steps
-// round twice), timed in one run:
+// round twice), timed in one run; and the kernel library's epilogue rows
+// (aot__act_row: AVX-512 blocks where the ISA has them):
 //   bazel run -c opt //bench/kernels:vecmath_bench -- --benchmark_filter=_min
 // (the rows ending in _min: ns_per_float is the fastest repetition's).
 #include <benchmark/benchmark.h>
@@ -13,15 +14,17 @@
 
 using Loop = void (*)(const float*, float*, int64_t);
 
-#define AOT_DECLARE(prefix)                                         \
-  extern "C" void prefix##expf(const float*, float*, int64_t);      \
-  extern "C" void prefix##logf(const float*, float*, int64_t);      \
-  extern "C" void prefix##tanhf(const float*, float*, int64_t);     \
-  extern "C" void prefix##sigmoidf(const float*, float*, int64_t);  \
-  extern "C" void prefix##siluf(const float*, float*, int64_t);     \
-  extern "C" void prefix##erff(const float*, float*, int64_t);      \
-  extern "C" void prefix##gelu_erff(const float*, float*, int64_t); \
-  extern "C" void prefix##gelu_tanhf(const float*, float*, int64_t);
+#define AOT_DECLARE(prefix)                                                \
+  extern "C" void prefix##expf(const float*, float*, int64_t);             \
+  extern "C" void prefix##logf(const float*, float*, int64_t);             \
+  extern "C" void prefix##tanhf(const float*, float*, int64_t);            \
+  extern "C" void prefix##sigmoidf(const float*, float*, int64_t);         \
+  extern "C" void prefix##siluf(const float*, float*, int64_t);            \
+  extern "C" void prefix##erff(const float*, float*, int64_t);             \
+  extern "C" void prefix##gelu_erff(const float*, float*, int64_t);        \
+  extern "C" void prefix##gelu_tanhf(const float*, float*, int64_t);       \
+  extern "C" void prefix##act_row_sigmoidf(const float*, float*, int64_t); \
+  extern "C" void prefix##act_row_siluf(const float*, float*, int64_t);
 AOT_DECLARE(fma_)
 AOT_DECLARE(nofma_)
 
@@ -67,6 +70,9 @@ AOT_BENCH(siluf, -10.0f, 10.0f)
 AOT_BENCH(erff, -10.0f, 10.0f)
 AOT_BENCH(gelu_erff, -10.0f, 10.0f)
 AOT_BENCH(gelu_tanhf, -10.0f, 10.0f)
+// The epilogue rows (aot__act_row: a copy of x, then the activation in place).
+AOT_BENCH(act_row_sigmoidf, -10.0f, 10.0f)
+AOT_BENCH(act_row_siluf, -10.0f, 10.0f)
 
 }  // namespace
 
