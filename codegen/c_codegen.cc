@@ -87,7 +87,7 @@ class CEmitter final : public ElementKernels {
 
   StatusOr<GeneratedC> Run() {
     AOT_RETURN_IF_ERROR(CheckModelName(opts_.name));
-    fusion_ = ComputeFusion(g_);
+    fusion_.fused = FusedAwayValues(g_, opts_);  // as PlanForCodegen planned
     AOT_RETURN_IF_ERROR(Locate());
     use_kl_ = opts_.kernel_library && !opts_.float_accumulation;
     const std::vector<KernelStep> steps = KernelSchedule(g_, fusion_.fused);
@@ -991,7 +991,8 @@ class CEmitter final : public ElementKernels {
     const auto &xs = x->meta().sizes, &ws = w->meta().sizes, &ys = y->meta().sizes;
     const int64_t G = ca.groups, cin_g = ws[1], cout_g = ws[0] / G, OHW = ys[2] * ys[3], K = cin_g * ws[2] * ws[3];
     const bool depthwise = lg.depthwise;
-    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    const std::optional<ConvGate> gate = lg.gated ? ConvGateOf(g_, n) : std::nullopt;
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(gate ? gate->x : x));  // a gated conv reads the image itself
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::string pb;  // the bias, then (GEMM) its group's part
     if (bias) {
@@ -1032,9 +1033,21 @@ class CEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(std::string ep,
                          EpilogueDecl(pb, bias ? bias->meta().strides[0] : 0, 0,
                                       "nb * " + std::to_string(yn) + " + g * " + std::to_string(cout_g * OHW), OHW, 1));
-    AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(n, lg));
-    loops_ << "  for (int64_t nb = 0; nb < " << xs[0] << "; ++nb)\n  for (int64_t g = 0; g < " << G << "; ++g) {\n";
-    loops_ << "    const aot__operand A = {(const float*)" << sym << " + g * " << per_group << ", 0, 0, 1, 0};\n";
+    AOT_ASSIGN_OR_RETURN(std::string scratch, Scratch(n, lg));
+    std::string a_panels = "(const float*)" + sym + " + g * " + std::to_string(per_group);
+    if (gate) {  // this image's gate times the packed weights, then the GEMM slots (G == 1)
+      AOT_ASSIGN_OR_RETURN(std::string pg, Ptr(gate->gate));
+      const std::vector<int64_t>&gs = gate->gate->meta().strides, &gsz = gate->gate->meta().sizes;
+      a_panels = scratch;
+      scratch = "(" + scratch + " + " + std::to_string(lg.gate_floats) + ")";
+      loops_ << "  for (int64_t nb = 0; nb < " << xs[0] << "; ++nb) {\n"
+             << "    aot__sgemm_scale_packed_a(" << cout_g << ", " << K << ", (const float*)" << sym << ", " << pg
+             << (gsz[0] == 1 ? "" : " + nb * " + std::to_string(gs[0])) << ", " << gs[1] << ", " << a_panels << ");\n";
+    } else {
+      loops_ << "  for (int64_t nb = 0; nb < " << xs[0] << "; ++nb) {\n";
+    }
+    loops_ << "  for (int64_t g = 0; g < " << G << "; ++g) {\n";
+    loops_ << "    const aot__operand A = {" << a_panels << ", 0, 0, 1, 0};\n";
     loops_ << "    const aot__operand B = {" << px << " + nb * " << xn << " + g * " << cin_g << " * " << plane << ", "
            << (pointwise ? plane + ", 1, 0, 0" : "0, 0, 0, &geom") << "};\n";
     loops_ << "    const " << ep << "\n";
@@ -1044,7 +1057,7 @@ class CEmitter final : public ElementKernels {
                             py + " + nb * " + std::to_string(yn) + " + g * " + std::to_string(cout_g * OHW) + ", " +
                             std::to_string(OHW) + ", 1, &ep",
                         scratch)
-           << ";\n  }\n";
+           << ";\n  }\n  }\n";
     if (pointwise) body_ << "  (void)geom;\n";
     ConsumeEpilogue();
     return true;
@@ -1682,6 +1695,12 @@ std::vector<KernelStep> KernelSchedule(const Graph& g, const std::unordered_set<
 }
 
 std::unordered_set<const Value*> FusedAwayValues(const Graph& g) { return ComputeFusion(g).fused; }
+
+std::unordered_set<const Value*> FusedAwayValues(const Graph& g, const CodegenOptions& o) {
+  std::unordered_set<const Value*> f = ComputeFusion(g).fused;
+  for (const Value* v : GatedConvProducts(g, o)) f.insert(v);
+  return f;
+}
 
 ReusePairs KernelReusePairs(const Graph& g, const std::unordered_set<const Value*>& fused) {
   // Kernels that read element i of input 0 before writing element i of their

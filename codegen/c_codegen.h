@@ -48,7 +48,10 @@ struct CodegenOptions {
 
 // Values the codegen evaluates inside another kernel's loop: they need no
 // buffer, so the planner skips them. Compute this first, then plan with it.
+// Elementwise fusion only (both backends); with options, also what the C
+// backend's kernels fold away with them (gated convolutions' products).
 std::unordered_set<const Value*> FusedAwayValues(const Graph& g);
+std::unordered_set<const Value*> FusedAwayValues(const Graph& g, const CodegenOptions& o);
 
 // The kernels both backends emit, in order: a fused elementwise group (its
 // first node, then the in-place elementwise updates of the same tensor that

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/elementwise.h"
 #include "codegen/kernels/aot_kernels.h"
 
 namespace atenaot {
@@ -60,7 +61,52 @@ bool ChooseWinograd(LibraryGemm& lg, const CodegenOptions& o, const Node* n, con
   return true;
 }
 
+// Whether elementwise fusion (c_codegen's ComputeFusion) may compute v
+// inside its reader instead of storing it: then it has no memory to read.
+bool MayBeFused(const Value* v) {
+  const Node* p = v->producer();
+  return p && p->outputs().size() == 1 && !p->op().Writes() && !IsViewNode(p) && FindElementwise(*p) &&
+         v->uses().size() == 1;
+}
+
 }  // namespace
+
+std::optional<ConvGate> ConvGateOf(const Graph& g, const Node* conv) {
+  const Value* m = conv->input(0);
+  const Node* mul = m ? m->producer() : nullptr;
+  if (!mul || mul->op().schema.name != "mul" || mul->op().schema.overload != "Tensor" || mul->outputs().size() != 1 ||
+      m->uses().size() != 1 || m->uses()[0].user != conv || m->uses()[0].arg != 0 || m->uses()[0].elem >= 0)
+    return std::nullopt;
+  const TensorMeta& mm = m->meta();
+  if (mm.sizes.size() != 4 || mm.dtype != DType::kFloat32) return std::nullopt;
+  ConvGate cg;
+  cg.mul = mul;
+  for (int k = 0; k < 2; ++k) {
+    const Value *a = mul->input(k), *b = mul->input(1 - k);
+    if (!a || !b || a->meta().dtype != DType::kFloat32 || b->meta().dtype != DType::kFloat32) return std::nullopt;
+    const std::vector<int64_t>& bs = b->meta().sizes;
+    if (a->meta().sizes == mm.sizes && a->meta().IsContiguous() && bs.size() == 4 &&
+        (bs[0] == mm.sizes[0] || bs[0] == 1) && bs[1] == mm.sizes[1] && bs[2] == 1 && bs[3] == 1) {
+      cg.x = a;
+      cg.gate = b;
+      break;
+    }
+  }
+  if (!cg.x || MayBeFused(cg.x) || MayBeFused(cg.gate)) return std::nullopt;
+  // The conv reads x and the gate where the mul stood: nothing may write them in between.
+  bool between = false;
+  for (const Node* n : g.nodes()) {
+    if (n == conv) break;
+    if (between && n->op().Writes())
+      for (int w : n->op().written_args) {
+        const Value* t = n->input(w);
+        if (t && (t->meta().storage == cg.x->meta().storage || t->meta().storage == cg.gate->meta().storage))
+          return std::nullopt;
+      }
+    between = between || n == mul;
+  }
+  return between ? std::optional<ConvGate>(cg) : std::nullopt;
+}
 
 const WeightData* ConstF32Weight(const Graph& g, const Value* v) {
   return v && v->meta().dtype == DType::kFloat32 ? WeightDataOf(g, v) : nullptr;
@@ -113,6 +159,10 @@ LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
   lg.pointwise =
       ws[2] == 1 && ws[3] == 1 && ca->stride[0] == 1 && ca->stride[1] == 1 && ca->pad[0] == 0 && ca->pad[1] == 0;
   ChooseSplit(lg, o, 0, 0, lg.pointwise ? lg.N : 0, lg.pointwise ? 1 : 0, !lg.pointwise);
+  if (lg.pointwise && G == 1 && lg.M < lg.N && ConvGateOf(g, n)) {
+    lg.gated = true;
+    lg.gate_floats = (aot__sgemm_packed_a_floats(lg.M, lg.K) + 15) / 16 * 16;  // the slots stay 64-byte aligned
+  }
   return lg;
 }
 
@@ -121,6 +171,13 @@ int64_t SortScratchBytes(const Node* n) {
   const std::vector<int64_t>& xs = n->input(0)->meta().sizes;
   const int64_t len = sa.ok() && sa->dim < xs.size() ? xs[sa->dim] : 1;
   return 2 * 8 * std::max<int64_t>(len, 1);
+}
+
+std::unordered_set<const Value*> GatedConvProducts(const Graph& g, const CodegenOptions& o) {
+  std::unordered_set<const Value*> out;
+  for (const Node* n : g.nodes())
+    if (ClassifyKernel(n) == KernelKind::kConv2d && Conv2dGemm(g, n, o).gated) out.insert(n->input(0));
+  return out;
 }
 
 std::vector<const Node*> WinogradConvs(const Graph& g, const CodegenOptions& o) {

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <unordered_set>
 
 #include "codegen/c_codegen.h"
 #include "codegen/kernel_util.h"
@@ -38,8 +40,26 @@ struct LibraryGemm {
   int parts = 1;
   bool split_n = true;
   int64_t slot_floats = 0;
-  int64_t ScratchBytes() const { return library ? parts * slot_floats * 4 : 0; }
+  // conv2d 1x1 reading a gated image (ConvGateOf): the gate scales the packed
+  // weights into the first `gate_floats` of the scratch (the slots follow),
+  // and the GEMM reads the image itself.
+  bool gated = false;
+  int64_t gate_floats = 0;
+  int64_t ScratchBytes() const { return library ? (parts * slot_floats + gate_floats) * 4 : 0; }
 };
+
+// A squeeze-and-excitation gate in front of a 1x1 convolution: the conv
+// reads mul(x, gate), gate [N or 1, C, 1, 1], and nothing else reads the
+// product. Where the weights are the smaller operand (M < H W), the C
+// backend folds the gate into them at run time (aot__sgemm_scale_packed_a:
+// M K products instead of a pass over the C H W image, which is never
+// stored: the product is fused away, FusedAwayValues).
+struct ConvGate {
+  const Node* mul = nullptr;
+  const Value* x = nullptr;     // [N, C, H, W], contiguous
+  const Value* gate = nullptr;  // [N or 1, C, 1, 1]
+};
+std::optional<ConvGate> ConvGateOf(const Graph& g, const Node* conv);
 
 // The C options that decide it: kernel_library && !float_accumulation, and
 // threads ? gemm_threads : 1 slots.
@@ -59,6 +79,10 @@ int64_t SortScratchBytes(const Node* n);
 NodeBytes KernelScratchBytes(const Graph& g, const CodegenOptions& o);
 // One node's entry of it (0: none).
 int64_t NodeScratchBytes(const Graph& g, const Node* n, const CodegenOptions& o);
+
+// The products of gated convolutions the C backend folds into weights
+// (LibraryGemm::gated) with these options: computed in no kernel, stored nowhere.
+std::unordered_set<const Value*> GatedConvProducts(const Graph& g, const CodegenOptions& o);
 
 // The convolutions that run as Winograd F(4x4, 3x3) with these options.
 std::vector<const Node*> WinogradConvs(const Graph& g, const CodegenOptions& o);

@@ -42,14 +42,14 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
   AOT_RETURN_IF_ERROR(Timed(popts, "annotate", [&] { return annotate(g); }));  // the sample run
   Timed(popts, "fold batch_norm", [&] { return FoldBatchNormIntoConv(g, ops); });
   Timed(popts, "fold weight views", [&] { return FoldWeightViews(g); });
+  CodegenOptions kopts = kernels;
   std::unordered_set<const Value*> fused;
   ReusePairs reuse;
   auto fuse = [&] {
-    fused = FusedAwayValues(g);
+    fused = FusedAwayValues(g, kopts);  // what the C kernels fold away with these options too
     reuse = KernelReusePairs(g, fused);
     return 0;
   };
-  CodegenOptions kopts = kernels;
   NodeBytes scratch = KernelScratchBytes(g, kopts);  // the nodes stay the same when reordered
   auto load = [&] {
     fuse();

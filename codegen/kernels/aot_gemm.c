@@ -240,6 +240,22 @@ AOT_KAPI void aot__sgemm_pack_a(int64_t M, int64_t K, const float* A, int64_t a_
     aot__pack_a_block(A, a_m, a_k, M, 0, M, k0, AOT__MIN(AOT_GEMM_KC, K - k0), dst + k0 * mp);
 }
 
+AOT_KAPI void aot__sgemm_scale_packed_a(int64_t M, int64_t K, const float* a, const float* s, int64_t s_k, float* dst) {
+  /* The layout of aot__sgemm_pack_a: KC-deep blocks of MR-row panels, each
+   * panel k-major with its MR rows side by side. */
+  const int64_t panels = aot__round_up(M, AOT_GEMM_MR) / AOT_GEMM_MR;
+  for (int64_t k0 = 0; k0 < K; k0 += AOT_GEMM_KC) {
+    const int64_t kc = AOT__MIN(AOT_GEMM_KC, K - k0);
+    for (int64_t p = 0; p < panels; ++p) {
+      const int64_t rows = AOT__MIN(AOT_GEMM_MR, M - p * AOT_GEMM_MR); /* the rest: zero padding, kept */
+      for (int64_t k = 0; k < kc; ++k, a += AOT_GEMM_MR, dst += AOT_GEMM_MR) {
+        const float sk = s[(k0 + k) * s_k];
+        for (int64_t r = 0; r < AOT_GEMM_MR; ++r) dst[r] = r < rows ? a[r] * sk : a[r];
+      }
+    }
+  }
+}
+
 AOT_KAPI void aot__sgemm_pack_b(int64_t K, int64_t N, const float* B, int64_t b_k, int64_t b_n, float* dst) {
   const int64_t np = aot__round_up(N, AOT_GEMM_NR);
   for (int64_t k0 = 0; k0 < K; k0 += AOT_GEMM_KC)

@@ -195,6 +195,11 @@ AOT_KAPI int64_t aot__sgemm_packed_a_floats(int64_t M, int64_t K);
 AOT_KAPI int64_t aot__sgemm_packed_b_floats(int64_t K, int64_t N);
 /* Packs a strided matrix into the packed layout (compile time, or tests). */
 AOT_KAPI void aot__sgemm_pack_a(int64_t M, int64_t K, const float* A, int64_t a_m, int64_t a_k, float* dst);
+/* dst = a packed A (M x K) with column k multiplied by s[k * s_k], in the
+ * packed layout: a per-input-channel gate folded into a 1x1 convolution's
+ * prepacked weights at run time (squeeze-and-excitation), instead of a pass
+ * over the gated image. */
+AOT_KAPI void aot__sgemm_scale_packed_a(int64_t M, int64_t K, const float* a, const float* s, int64_t s_k, float* dst);
 AOT_KAPI void aot__sgemm_pack_b(int64_t K, int64_t N, const float* B, int64_t b_k, int64_t b_n, float* dst);
 /* Which operands aot__sgemm packs into scratch at run time (bits below);
  * the others it reads in place: a prepacked one, an A read row by row (edge

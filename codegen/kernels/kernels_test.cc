@@ -373,6 +373,27 @@ TEST(Sgemm, InPlaceOperandsAreBitwiseThePackedOnes) {
 // are never packed again, a conv's B always is (im2col panels), a unit-stride
 // A never is, a unit-column-stride B only with rows 4 KB or more apart and a
 // whole KC block of them; what is not packed takes no scratch.
+// A gate folded into packed weights is the packing of the gated weights,
+// bit for bit (one product per element either way), on shapes with a
+// partial row panel and several KC blocks.
+TEST(Sgemm, ScaledPackedAIsThePackingOfTheScaledMatrix) {
+  REQUIRE_ISA();
+  for (int64_t M : {1, 8, 13}) {
+    for (int64_t K : {1, 40, 2 * AOT_GEMM_KC + 3}) {
+      const std::vector<float> a = Random(static_cast<size_t>(M * K), 21), s = Random(static_cast<size_t>(2 * K), 22);
+      std::vector<float> scaled(a.size());
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t k = 0; k < K; ++k) scaled[m * K + k] = a[m * K + k] * s[2 * k];
+      const size_t n = static_cast<size_t>(aot__sgemm_packed_a_floats(M, K));
+      std::vector<float> packed(n), want(n), got(n, 7.f);
+      aot__sgemm_pack_a(M, K, a.data(), K, 1, packed.data());
+      aot__sgemm_pack_a(M, K, scaled.data(), K, 1, want.data());
+      aot__sgemm_scale_packed_a(M, K, packed.data(), s.data(), 2, got.data());
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), n * 4)) << "M " << M << " K " << K;
+    }
+  }
+}
+
 TEST(Sgemm, PackingRule) {
   const aot__conv_geom g = {};
   const aot__operand packed = {nullptr, 0, 0, 1, nullptr}, conv = {nullptr, 0, 0, 0, &g};
