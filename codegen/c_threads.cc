@@ -33,12 +33,14 @@ static void aot__chunk(int64_t total, int64_t unit, int k, int n, int64_t* lo, i
 }
 
 /* Waiting: a worker that finished a chunk, and a caller waiting for its
- * workers, first spin for about AOT_SPIN pause instructions (tens of
- * microseconds) before sleeping on the condition variable: a model runs its
- * kernels back to back, and waking a sleeping thread costs about as much as
- * a small kernel (EfficientNet-B0 with 2 threads ran no faster than with 1).
- * After a run the workers sleep again within that time. */
-#define AOT_SPIN 4096
+ * workers, first spin for AOT_SPIN pause instructions (about 160 us at the
+ * 10 ns a pause takes on this project's Xeon) before sleeping on the
+ * condition variable: a model runs its kernels back to back, and waking a
+ * sleeping thread (about 40 us here) costs more than a small kernel. 4096
+ * spins were too few: the serial stretch of a squeeze-and-excitation block
+ * (pooling, two tiny convolutions) outlasted them, and its next parallel
+ * kernel paid the wake-up. After a run the workers sleep within that time. */
+#define AOT_SPIN 16384
 static inline void aot__relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();

@@ -159,7 +159,7 @@ LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
   lg.pointwise =
       ws[2] == 1 && ws[3] == 1 && ca->stride[0] == 1 && ca->stride[1] == 1 && ca->pad[0] == 0 && ca->pad[1] == 0;
   ChooseSplit(lg, o, 0, 0, lg.pointwise ? lg.N : 0, lg.pointwise ? 1 : 0, !lg.pointwise);
-  if (lg.pointwise && G == 1 && lg.M < lg.N && ConvGateOf(g, n)) {
+  if (lg.pointwise && G == 1 && 2 * lg.M <= lg.N && ConvGateOf(g, n)) {
     lg.gated = true;
     lg.gate_floats = (aot__sgemm_packed_a_floats(lg.M, lg.K) + 15) / 16 * 16;  // the slots stay 64-byte aligned
   }

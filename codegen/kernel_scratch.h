@@ -50,7 +50,8 @@ struct LibraryGemm {
 
 // A squeeze-and-excitation gate in front of a 1x1 convolution: the conv
 // reads mul(x, gate), gate [N or 1, C, 1, 1], and nothing else reads the
-// product. Where the weights are the smaller operand (M < H W), the C
+// product. Where the weights are clearly the smaller operand (2 M <= H W:
+// the scaling runs on one thread, the pass it saves on all), the C
 // backend folds the gate into them at run time (aot__sgemm_scale_packed_a:
 // M K products instead of a pass over the C H W image, which is never
 // stored: the product is fused away, FusedAwayValues).
