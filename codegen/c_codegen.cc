@@ -1188,7 +1188,20 @@ class CEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     const int64_t H = x->meta().sizes[2], W = x->meta().sizes[3], OH = y->meta().sizes[2], OW = y->meta().sizes[3];
-    const auto& xst = x->meta().strides;
+    const auto &xst = x->meta().strides, &yst = y->meta().strides;
+    const int64_t C = x->meta().sizes[1], planes = x->meta().sizes[0] * C;
+    if (x->meta().dtype == DType::kFloat32 && !FloatAcc(DType::kFloat32) && OH == 1 && OW == 1 && xst[3] == 1 &&
+        xst[2] == W && xst[1] == H * W && xst[0] == C * H * W) {
+      // Global pooling of whole planes: one loop over N x C, split over
+      // threads in equal shares of channels, as the depthwise convolution
+      // before it (EfficientNet's SE blocks) split them: each thread sums
+      // the planes it just wrote, from its own cache.
+      const bool split = SplitFirstLoop(planes, H * W, 1);
+      loops_ << "  for (int64_t p = " << (split ? "lo" : "0") << "; p < " << (split ? "hi" : std::to_string(planes))
+             << "; ++p)\n    " << py << "[p / " << C << " * " << yst[0] << " + p % " << C << " * " << yst[1]
+             << "] = (float)(aot__sum_f32d(" << px << " + p * " << H * W << ", " << H * W << ") / " << H * W << ");\n";
+      return Status::Ok();
+    }
     std::vector<std::string> v;
     std::string ind = OpenLoops(y->meta().sizes, "i", &v);
     // ATen's bins: start = floor(o*H/OH), end = ceil((o+1)*H/OH).

@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+"""Where a compiled model's time goes, kernel by kernel.
+
+Compiles MODEL with `atenaot compile --emit-only`, wraps every kernel call of
+the generated aot__compute in a clock_gettime timer, builds that C with the
+flags `atenaot compile` uses for this machine's --cpu level, and runs it on
+the given inputs: the fastest whole run and each kernel's fastest time over
+--reps runs, per thread count. Kernels are grouped by what they compute (the
+op named in each kernel's comment, e.g. "aten::_convolution; in its store:
+aten::silu_"). The per-kernel sums exceed the whole run a little (timer
+overhead, and each kernel's best run counted).
+
+Usage: /usr/bin/python3 bench/kernel_profile.py MODEL INPUT.npy... [--atenaot bazel-bin/atenaot]
+           [--threads 1,2] [--reps 30] [--top 20] [--work DIR] [--kernels]
+(float32 inputs only; --kernels also lists the slowest single kernels.)
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+TIMER = ("#define _POSIX_C_SOURCE 200809L\n#include <time.h>\ndouble prof_min[%d];\n"
+         "static double prof_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);"
+         " return t.tv_sec + 1e-9 * t.tv_nsec; }\n")
+
+DRIVER = r"""#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "m.h"
+extern double prof_min[];
+static void* load(const char* path, size_t n) {
+  float* p = aligned_alloc(64, (n * 4 + 63) / 64 * 64);
+  FILE* f = fopen(path, "rb");
+  if (!f || fread(p, 4, n, f) != n) { fprintf(stderr, "cannot read %%s\n", path); exit(1); }
+  fclose(f);
+  return p;
+}
+int main(int argc, char** argv) {
+  const int reps = atoi(argv[1]), threads = atoi(argv[2]);
+  aot_tensor in[%(ni)d], out[%(no)d];
+  memset(in, 0, sizeof in);
+  memset(out, 0, sizeof out);
+%(setup)s
+  void* arena = aligned_alloc(64, (m_arena_bytes() + 63) / 64 * 64 + 64);
+  m_set_threads(threads);
+  for (int i = 0; i < %(nk)d; ++i) prof_min[i] = 1e9;
+  double best = 1e9;
+  for (int r = 0; r < reps; ++r) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if (m_run(in, %(ni)d, out, %(no)d, arena, m_arena_bytes(), 0)) { fprintf(stderr, "run failed\n"); return 1; }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    const double t = (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
+    if (t < best) best = t;
+  }
+  printf("whole %%.1f\n", best * 1e6);
+  for (int i = 0; i < %(nk)d; ++i) printf("%%d %%.1f\n", i, prof_min[i] * 1e6);
+  return 0;
+}
+"""
+
+
+def cpu_level():
+    """The x86-64 level `atenaot compile` builds for by default here."""
+    flags = set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    if {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"} <= flags:
+        return "x86-64-v4"
+    if {"avx2", "fma", "bmi2"} <= flags:
+        return "x86-64-v3"
+    return "x86-64-v2"
+
+
+def tensor_setup(var, k, shape, path):
+    n = int(np.prod(shape)) if shape else 1
+    s = "  %s[%d].data = load(\"%s\", %d); %s[%d].dtype = AOT_FLOAT32; %s[%d].ndim = %d;\n" % (
+        var, k, path, n, var, k, var, k, len(shape)) if path else (
+        "  %s[%d].data = aligned_alloc(64, %d); %s[%d].dtype = AOT_FLOAT32; %s[%d].ndim = %d;\n" % (
+            var, k, (n * 4 + 63) // 64 * 64, var, k, var, k, len(shape)))
+    stride = 1
+    for d in reversed(range(len(shape))):
+        s += "  %s[%d].sizes[%d] = %d; %s[%d].strides[%d] = %d;\n" % (var, k, d, shape[d], var, k, d, stride)
+        stride *= shape[d]
+    return s
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("inputs", nargs="+")
+    ap.add_argument("--atenaot", default="bazel-bin/atenaot")
+    ap.add_argument("--threads", default="1")
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--work")
+    ap.add_argument("--kernels", action="store_true")
+    a = ap.parse_args()
+    work = a.work or tempfile.mkdtemp(prefix="kernel_profile_")
+    subprocess.check_call([a.atenaot, "compile", a.model, "--inputs"] + a.inputs +
+                          ["-o", work, "--name", "m", "--emit-only", "--quiet"])
+    src = open(os.path.join(work, "m.c")).read()
+    body = re.search(r"static int aot__compute\(.*?\{\n(.*?)\n  \(void\)in;", src, re.S)
+    calls = re.findall(r"  (aot_k\d+)\(in, out, arena, wts\);", body.group(1))
+    timed = "\n".join("  { double t0 = prof_now(); %s(in, out, arena, wts); double t = prof_now() - t0;"
+                      " if (t < prof_min[%d]) prof_min[%d] = t; }" % (c, i, i) for i, c in enumerate(calls))
+    with open(os.path.join(work, "prof.c"), "w") as f:
+        f.write(TIMER % len(calls) + src[:body.start(1)] + timed + src[body.end(1):])
+    what = {}
+    for comment, fn in re.findall(r"/\* ([^\n]*?) \*/\n(?:[^\n]*\n)??static void (aot_k\d+)(?:_part)?\(", src):
+        what.setdefault(fn, comment)
+    shapes = [[int(s) for s in sz.split(",")][:int(nd)] for nd, sz in re.findall(
+        r'\{"[^"]*", AOT_FLOAT32, (\d+), \{([\d, ]+)\}', re.search(r"aot__outputs\[\d+\] = \{(.*?)\};", src, re.S).group(1))]
+    setup = ""
+    for k, path in enumerate(a.inputs):
+        x = np.load(path).astype(np.float32)
+        raw = os.path.join(work, "in_%d.bin" % k)
+        x.tofile(raw)
+        setup += tensor_setup("in", k, list(x.shape), raw)
+    for k, shape in enumerate(shapes):
+        setup += tensor_setup("out", k, shape, None)
+    with open(os.path.join(work, "prof_main.c"), "w") as f:
+        f.write(DRIVER % dict(ni=len(a.inputs), no=len(shapes), nk=len(calls), setup=setup))
+    level = cpu_level()
+    subprocess.check_call(["cc", "-std=c11", "-O3", "-fno-math-errno", "-fno-trapping-math", "-march=" + level,
+                           "-w", "-I.", "-o", "prof", "prof.c", "prof_main.c", "m_weights.S", "-lm", "-lpthread"],
+                          cwd=work)
+    print("%s, %d kernels, built -march=%s; %d runs per thread count (fastest kept); work dir %s" % (
+        a.model, len(calls), level, a.reps, work))
+    for threads in [int(t) for t in a.threads.split(",")]:
+        lines = subprocess.check_output(["./prof", str(a.reps), str(threads)], cwd=work, text=True).split("\n")
+        whole = float(lines[0].split()[1])
+        per = [(float(t), int(i)) for i, t in (l.split() for l in lines[1:] if l.strip())]
+        total = sum(t for t, _ in per)
+        groups = {}
+        for t, i in per:
+            key = re.sub(r"%\S+ = ", "", what.get(calls[i], "?")).split(",")[0]
+            g = groups.setdefault(key, [0.0, 0])
+            g[0] += t
+            g[1] += 1
+        print("\n%d thread(s): whole run %.1f us; per-kernel minima sum to %.1f us" % (threads, whole, total))
+        print("| us | share | kernels | what |\n|---:|---:|---:|---|")
+        for key, (t, n) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:a.top]:
+            print("| %.1f | %.1f%% | %d | %s |" % (t, 100 * t / total, n, key))
+        if a.kernels:
+            print("\n| us | kernel | what |\n|---:|---|---|")
+            for t, i in sorted(per, reverse=True)[:a.top]:
+                print("| %.1f | k%d | %s |" % (t, i, what.get(calls[i], "?")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
