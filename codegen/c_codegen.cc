@@ -1537,7 +1537,7 @@ class CEmitter final : public ElementKernels {
       << " kernels, arena " << ArenaTotal() << " bytes (" << plan_.placement.algorithm << "). */\n";
     if (opts_.threads) c << "#define _POSIX_C_SOURCE 200809L /* pthreads, sysconf */\n";
     c << "#include \"" << N << ".h\"\n\n#include <math.h>\n#include <stdint.h>\n#include <string.h>\n";
-    if (opts_.threads) c << "#include <pthread.h>\n#include <unistd.h>\n";
+    if (opts_.threads) c << "#include <pthread.h>\n#include <sched.h>\n#include <unistd.h>\n";
     c << kCSupportValidation << kCSupportMath << kCpuCheckSource << "\n";
     if (opts_.threads) c << kCThreadsSource << "\n";
     if (kl_used_)

@@ -49,13 +49,19 @@ static inline void aot__relax(void) {
 #endif
 }
 static inline long aot__load(const long* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+/* One spin step; every 256th yields, so that on a machine with more runnable
+ * threads than CPUs the thread being waited for can run here. */
+static inline void aot__spin(int i) {
+  aot__relax();
+  if ((i & 255) == 255) sched_yield();
+}
 
 static void* aot__worker(void* arg) {
   const int k = (int)(intptr_t)arg;
   long seen = 0;
   for (;;) {
     for (int i = 0; i < AOT_SPIN && aot__load(&aot__pool.gen) == seen && !aot__load(&aot__pool.stop); ++i)
-      aot__relax();
+      aot__spin(i);
     if (aot__load(&aot__pool.gen) == seen && !aot__load(&aot__pool.stop)) {
       pthread_mutex_lock(&aot__pool_mu);
       while (aot__load(&aot__pool.gen) == seen && !aot__load(&aot__pool.stop))
@@ -139,7 +145,7 @@ AOT_UNUSED static void aot__parallel_for(int64_t total, int64_t unit, int64_t gr
   int64_t lo, hi;
   aot__chunk(total, unit, 0, n, &lo, &hi);
   if (lo < hi) fn(ctx, lo, hi);
-  for (int i = 0; i < AOT_SPIN && aot__load(&aot__pool.pending) > 0; ++i) aot__relax();
+  for (int i = 0; i < AOT_SPIN && aot__load(&aot__pool.pending) > 0; ++i) aot__spin(i);
   if (aot__load(&aot__pool.pending) > 0) {
     pthread_mutex_lock(&aot__pool_mu);
     while (aot__load(&aot__pool.pending) > 0) pthread_cond_wait(&aot__pool_done, &aot__pool_mu);
