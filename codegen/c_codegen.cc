@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -1715,6 +1716,29 @@ std::unordered_set<const Value*> FusedAwayValues(const Graph& g, const CodegenOp
   return f;
 }
 
+namespace {
+// Whether a kernel writing its output over input 0 would change what it
+// still reads: another operand in input 0's storage laid out differently
+// (y = x + x[0] over x's buffer overwrote row 0 before rows 1.. read it),
+// directly or through a fused operand's producer.
+bool ReadsInput0Elsewhere(const Node* n, const std::unordered_set<const Value*>& fused) {
+  const TensorMeta& m0 = n->input(0)->meta();
+  std::function<bool(const Value*)> clashes = [&](const Value* v) {
+    if (fused.count(v) && v->producer()) {
+      for (const Value* w : v->producer()->InputValues())
+        if (clashes(w)) return true;
+      return false;
+    }
+    const TensorMeta& m = v->meta();
+    return m.storage == m0.storage && !(m.offset == m0.offset && m.strides == m0.strides && m.sizes == m0.sizes);
+  };
+  const std::vector<Value*> ins = n->InputValues();
+  for (size_t k = 1; k < ins.size(); ++k)
+    if (clashes(ins[k])) return true;
+  return false;
+}
+}  // namespace
+
 ReusePairs KernelReusePairs(const Graph& g, const std::unordered_set<const Value*>& fused) {
   // Kernels that read element i of input 0 before writing element i of their
   // output (per element, or per row after the row's statistics).
@@ -1725,7 +1749,8 @@ ReusePairs KernelReusePairs(const Graph& g, const std::unordered_set<const Value
     if (n->outputs().empty() || IsViewNode(n) || n->op().Writes() || !n->input(0)) continue;
     const Value* o = n->output(0);
     if (fused.count(o) || fused.count(n->input(0))) continue;
-    if (kRowwise.count(n->op().schema.name) || FindElementwise(*n)) pairs.push_back({o, n->input(0)});
+    if ((kRowwise.count(n->op().schema.name) || FindElementwise(*n)) && !ReadsInput0Elsewhere(n, fused))
+      pairs.push_back({o, n->input(0)});
   }
   return pairs;
 }

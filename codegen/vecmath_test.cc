@@ -194,6 +194,11 @@ TEST_P(VecMath, Tanh) {
   Unary f = reinterpret_cast<Unary>(Sym("t_tanh"));
   ASSERT_NE(f, nullptr);
   EXPECT_WITHIN(SweepUnary(f, [](double x) { return std::tanh(x); }), 1.5);
+  // Saturated exactly where tanh rounds to +-1 (it once stayed one ulp short).
+  const float x[] = {9.02f, 10.f, 20.f, 88.f, 1e30f, -9.02f, -10.f, -20.f, -88.f, -1e30f};
+  float y[10];
+  f(x, y, 10);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(y[i], x[i] > 0 ? 1.0f : -1.0f) << x[i];
 }
 
 TEST_P(VecMath, Sigmoid) {
