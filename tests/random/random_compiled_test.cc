@@ -148,6 +148,9 @@ TEST(RandomCompiled, CompiledCEqualsEager) {
       return;
     }
     if (ps.size() > 1) {
+      // Said, so that a failure of the combined program alone (every half
+      // passing) is seen, not only the programs that fail by themselves.
+      std::cerr << "batch of " << ps.size() << " from seed " << ps[0]->seed << " failed: " << r.substr(0, 300) << "\n";
       const auto half = ps.begin() + static_cast<std::ptrdiff_t>(ps.size() / 2);
       check(std::vector<const Program*>(ps.begin(), half));
       check(std::vector<const Program*>(half, ps.end()));
