@@ -516,7 +516,6 @@ class CEmitter final : public ElementKernels {
     CloseLoops(v.size());
   }
   const Literal& Lit(const Node* n, int i) { return n->args()[static_cast<size_t>(i)].literal; }
-  static int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
 
   const char* BackendName() const override { return "C"; }
 
@@ -1192,15 +1191,18 @@ class CEmitter final : public ElementKernels {
     const auto &xst = x->meta().strides, &yst = y->meta().strides;
     const int64_t C = x->meta().sizes[1], planes = x->meta().sizes[0] * C;
     if (x->meta().dtype == DType::kFloat32 && !FloatAcc(DType::kFloat32) && OH == 1 && OW == 1 && xst[3] == 1 &&
-        xst[2] == W && xst[1] == H * W && xst[0] == C * H * W) {
-      // Global pooling of whole planes: one loop over N x C, split over
-      // threads in equal shares of channels, as the depthwise convolution
-      // before it (EfficientNet's SE blocks) split them: each thread sums
-      // the planes it just wrote, from its own cache.
+        xst[2] == W) {
+      // Global pooling, each plane one contiguous run: one loop over N x C,
+      // split over threads in equal shares of channels, as the depthwise
+      // convolution before it (EfficientNet's SE blocks) split them: each
+      // thread sums the planes it just wrote, from its own cache.
       const bool split = SplitFirstLoop(planes, H * W, 1);
+      const std::string sum = "aot__sum_f32d(" + px + " + p / " + std::to_string(C) + " * " + std::to_string(xst[0]) +
+                              " + p % " + std::to_string(C) + " * " + std::to_string(xst[1]) + ", " +
+                              std::to_string(H * W) + ") / " + std::to_string(H * W);
       loops_ << "  for (int64_t p = " << (split ? "lo" : "0") << "; p < " << (split ? "hi" : std::to_string(planes))
              << "; ++p)\n    " << py << "[p / " << C << " * " << yst[0] << " + p % " << C << " * " << yst[1]
-             << "] = (float)(aot__sum_f32d(" << px << " + p * " << H * W << ", " << H * W << ") / " << H * W << ");\n";
+             << "] = " << CCast(sum, y->meta().dtype) << ";\n";
       return Status::Ok();
     }
     std::vector<std::string> v;
@@ -1211,15 +1213,11 @@ class CEmitter final : public ElementKernels {
     loops_ << ind << "const int64_t w0 = (" << v[3] << " * " << W << ") / " << OW << ", w1 = ((" << v[3] << " + 1) * "
            << W << " + " << OW - 1 << ") / " << OW << ";\n";
     const DType t = x->meta().dtype == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64;
-    const std::string plane =
-        px + " + " + v[0] + " * " + std::to_string(xst[0]) + " + " + v[1] + " * " + std::to_string(xst[1]);
-    const std::string base = plane + " + h * " + std::to_string(xst[2]);
+    const std::string base = px + " + " + v[0] + " * " + std::to_string(xst[0]) + " + " + v[1] + " * " +
+                             std::to_string(xst[1]) + " + h * " + std::to_string(xst[2]);
     if (t == DType::kFloat32 && !FloatAcc(t) && xst[3] == 1) {  // rows of the window: contiguous runs
-      if (OH == 1 && OW == 1 && xst[2] == W)                    // global pooling: the plane is one run
-        loops_ << ind << "const double acc = aot__sum_f32d(" << plane << ", " << H * W << ");\n";
-      else
-        loops_ << ind << "double acc = 0;\n"
-               << ind << "for (int64_t h = h0; h < h1; ++h) acc += aot__sum_f32d(" << base << " + w0, w1 - w0);\n";
+      loops_ << ind << "double acc = 0;\n"
+             << ind << "for (int64_t h = h0; h < h1; ++h) acc += aot__sum_f32d(" << base << " + w0, w1 - w0);\n";
     } else {
       loops_ << ind << AccDecl(t, "acc", "0") << "\n";
       loops_ << ind << "for (int64_t h = h0; h < h1; ++h) for (int64_t w = w0; w < w1; ++w) "

@@ -35,7 +35,6 @@ bool ReadsVar(const std::string& code, const std::string& var) {
     if (at == 0 || !IsIdent(code[at - 1])) return true;
   return false;
 }
-int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
 int64_t Product(const std::vector<int64_t>& v) {
   int64_t p = 1;
   for (int64_t x : v) p *= x;
@@ -432,7 +431,6 @@ class CudaEmitter final : public ElementKernels {
   }
 
   // ---- other kernels ----
-  const Literal& Lit(const Node* n, int i) { return n->args()[static_cast<size_t>(i)].literal; }
 
   const char* BackendName() const override { return "CUDA"; }
 

@@ -5,19 +5,11 @@
 #include "ir/view_meta.h"
 
 namespace atenaot {
-namespace {
-
-size_t NormDim(int64_t d, size_t rank) { return static_cast<size_t>(d < 0 ? d + static_cast<int64_t>(rank) : d); }
-
-double Number(const Literal& l) { return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i); }
-
-}  // namespace
-
 // Each input not already in place (codegen/inplace_cat.h) copied into its slice.
 Status ElementKernels::Cat(const Node* n) {
   const Value* y = n->output();
   const size_t rank = y->meta().sizes.size();
-  const size_t dim = NormDim(n->args()[1].literal.i, rank);
+  const size_t dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
   const std::vector<int64_t>& yst = y->meta().strides;
   AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
   int64_t at = 0;
@@ -48,7 +40,7 @@ Status ElementKernels::IndexSelect(const Node* n) {
   const bool emb = n->op().schema.name == "embedding";
   const Value* src = n->input(0);
   const Value* idx = emb ? n->input(1) : n->input(2);
-  const size_t dim = emb ? 0 : NormDim(n->args()[1].literal.i, src->meta().sizes.size());
+  const size_t dim = emb ? 0 : static_cast<size_t>(NormDim(n->args()[1].literal.i, src->meta().sizes.size()));
   const Value* y = n->output();
   AOT_ASSIGN_OR_RETURN(std::string ps, Ptr(src));
   AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
@@ -97,8 +89,8 @@ Status ElementKernels::Arange(const Node* n) {
   const Value* y = n->output();
   if (y->meta().sizes.size() != 1) return Unsupported("arange of rank != 1");
   const std::string& ov = n->op().schema.overload;
-  const double start = ov == "start" || ov == "start_step" ? Number(n->args()[0].literal) : 0;
-  const double step = ov == "start_step" ? Number(n->args()[2].literal) : 1;
+  const double start = ov == "start" || ov == "start_step" ? LiteralNumber(n->args()[0].literal) : 0;
+  const double step = ov == "start_step" ? LiteralNumber(n->args()[2].literal) : 1;
   AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
   ElementLoop("", y->meta().sizes, [&](const std::vector<std::string>& v, const std::string& ind) {
     return ind + py + "[" + LinearIndex(v, y->meta().strides) +

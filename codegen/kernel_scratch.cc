@@ -176,7 +176,10 @@ int64_t SortScratchBytes(const Node* n) {
 std::unordered_set<const Value*> GatedConvProducts(const Graph& g, const CodegenOptions& o) {
   std::unordered_set<const Value*> out;
   for (const Node* n : g.nodes())
-    if (ClassifyKernel(n) == KernelKind::kConv2d && Conv2dGemm(g, n, o).gated) out.insert(n->input(0));
+    // The pattern first (most convolutions fail its first test): PlanForCodegen
+    // recomputes this set for every candidate cat move and Winograd refusal.
+    if (ClassifyKernel(n) == KernelKind::kConv2d && ConvGateOf(g, n) && Conv2dGemm(g, n, o).gated)
+      out.insert(n->input(0));
   return out;
 }
 

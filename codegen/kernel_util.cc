@@ -136,10 +136,11 @@ std::string LinearIndex(const std::vector<std::string>& vars, const std::vector<
   return e.empty() ? "0" : e;
 }
 
+int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
+double LiteralNumber(const Literal& l) { return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i); }
+
 namespace {
 
-int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
-double Number(const Literal& l) { return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i); }
 std::vector<int64_t> Pair(std::vector<int64_t> v) {
   if (v.size() == 1) v.push_back(v[0]);
   return v;
@@ -443,8 +444,8 @@ StatusOr<MatmulShape> AnalyzeMatmul(const Node* n) {
     m.bias = n->input(0);
     m.a = n->input(1);
     m.b = n->input(2);
-    m.beta = Number(n->args()[3].literal);
-    m.alpha = Number(n->args()[4].literal);
+    m.beta = LiteralNumber(n->args()[3].literal);
+    m.alpha = LiteralNumber(n->args()[4].literal);
   } else if (name == "linear") {
     m.a = n->input(0);
     m.b = n->input(1);

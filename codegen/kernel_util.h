@@ -53,6 +53,11 @@ LoopSpace CoalesceLoops(const std::vector<int64_t>& sizes, const std::vector<std
 std::string StridedOffset(const std::string& var, const std::vector<int64_t>& sizes,
                           const std::vector<int64_t>& strides);
 
+// A dimension argument d of a rank-`rank` tensor, negative ones counted from the end.
+int64_t NormDim(int64_t d, size_t rank);
+// An int or float literal argument as a double.
+double LiteralNumber(const Literal& l);
+
 // "i0 * 4 + i1" for per-dimension loop variables and strides ("0" if none).
 std::string LinearIndex(const std::vector<std::string>& vars, const std::vector<int64_t>& strides);
 

@@ -1717,13 +1717,15 @@ std::vector<SuiteProgram> Build() {
       }));
   // ---------------------------------------------------------------------
   // Float sums over contiguous runs (aot__sum_f32d, host builds): global and
-  // binned adaptive average pooling, a transposed input (strided rows: the
-  // plain loop), mean and sum over trailing, leading and all dims.
+  // binned adaptive average pooling, a slice of the channels (planes apart),
+  // a transposed input (strided rows: the plain loop), mean and sum over
+  // trailing, leading and all dims.
   add(
       "float_sums_pooling_and_means_over_runs",
       [](const Ts& in) -> Ts {
         const T& x = in[0];
         return {at::adaptive_avg_pool2d(x, {1, 1}),
+                at::adaptive_avg_pool2d(x.narrow(1, 1, 2), {1, 1}),  // planes 2 of 3 apart in each image
                 at::adaptive_avg_pool2d(x, {3, 2}),
                 at::adaptive_avg_pool2d(x.transpose(2, 3), {1, 1}),
                 x.mean({2, 3}),
