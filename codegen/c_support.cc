@@ -2,6 +2,16 @@
 
 namespace atenaot {
 
+// GCC 12.2 (Debian 12's cc) at -O1/-O2: IVOPTs rewrites a kernel's arena loop
+// into MEM[0B + iv], ipa-modref then reads that as a NULL access ("terminating
+// BB"), summarises the kernel as storing nothing, and the caller drops the
+// call: a kernel's output silently missing (tests/random/README.md G3). With
+// null-pointer checks kept, modref does not take the path. Clang ignores it.
+const char kCCompilerWorkarounds[] = R"C(#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-delete-null-pointer-checks")
+#endif
+)C";
+
 const char kCSupportValidation[] = R"C(
 #if defined(__GNUC__)
 #define AOT_UNUSED __attribute__((unused))

@@ -5,6 +5,9 @@
 
 namespace atenaot {
 
+// First in every generated C file: pragmas that keep known compiler bugs off
+// generated code (each with its reproducer in codegen/compiler_workaround_test.cc).
+extern const char kCCompilerWorkarounds[];
 // Validation and the aot_compiled_model entry type. Needs "atenaot.h".
 extern const char kCSupportValidation[];
 // GEMM and helpers. Needs <math.h>, <stdint.h>, <string.h>.

@@ -8,7 +8,10 @@
 // ATENAOT_RANDOM_SEED (default 1); ATENAOT_RANDOM_BATCH (default 16) of them
 // share one compiled library (one combined program over all their inputs: one
 // cc run instead of sixteen). A batch that fails is split in halves until the
-// failing seeds stand alone. Aliasing, non-contiguous and offset inputs are
+// failing seeds stand alone; a batch that fails while every program in it
+// passes alone is a failure of its own (a compile bug that needs the larger
+// program). ATENAOT_RANDOM_SEEDS=S1,S2,... checks exactly those seeds (valid
+// ones) as one batch, for minimising such a failure. Aliasing, non-contiguous and offset inputs are
 // passed as they are (the library takes the layout it was traced with);
 // programs using an op on kKnownUnsupported are counted as skipped; any other
 // refusal is a failure.
@@ -103,6 +106,18 @@ std::vector<Candidate> Candidates(uint64_t first_seed, int64_t count, int64_t* s
   GeneratorOptions gen;
   gen.refusal_probability = 0;
   std::vector<Candidate> cs;
+  if (const char* list = std::getenv("ATENAOT_RANDOM_SEEDS"); list && *list) {
+    for (const char* at = list; *at;) {
+      char* end = nullptr;
+      const uint64_t seed = std::strtoull(at, &end, 10);
+      if (end == at) break;
+      Candidate c{Generate(seed, gen)};
+      if (Valid(c.p)) cs.push_back(std::move(c));
+      ++*seeds_tried;
+      at = *end == ',' ? end + 1 : end;
+    }
+    return cs;
+  }
   uint64_t seed = first_seed;
   for (; static_cast<int64_t>(cs.size()) < count && seed < first_seed + 20 * static_cast<uint64_t>(count); ++seed) {
     Candidate c{Generate(seed, gen)};
@@ -116,12 +131,14 @@ std::vector<Candidate> Candidates(uint64_t first_seed, int64_t count, int64_t* s
 TEST(RandomCompiled, CompiledCEqualsEager) {
   at::set_num_threads(1);
   InstallCrashHandler();
-  const int64_t count = EnvInt("ATENAOT_RANDOM_COMPILED", 500);
-  const int64_t batch = std::max<int64_t>(1, EnvInt("ATENAOT_RANDOM_BATCH", 16));
+  int64_t count = EnvInt("ATENAOT_RANDOM_COMPILED", 500);
+  int64_t batch = std::max<int64_t>(1, EnvInt("ATENAOT_RANDOM_BATCH", 16));
   const uint64_t first = static_cast<uint64_t>(EnvInt("ATENAOT_RANDOM_SEED", 1));
   const auto t0 = std::chrono::steady_clock::now();
   int64_t tried = 0;
   std::vector<Candidate> cs = Candidates(first, count, &tried);
+  if (const char* list = std::getenv("ATENAOT_RANDOM_SEEDS"); list && *list)
+    count = batch = std::max<int64_t>(1, static_cast<int64_t>(cs.size()));
   int64_t ok = 0, skipped = 0, failed = 0, builds = 0;
   std::map<std::string, int64_t> skip_reasons;
   std::string failures;
@@ -148,12 +165,22 @@ TEST(RandomCompiled, CompiledCEqualsEager) {
       return;
     }
     if (ps.size() > 1) {
-      // Said, so that a failure of the combined program alone (every half
-      // passing) is seen, not only the programs that fail by themselves.
       std::cerr << "batch of " << ps.size() << " from seed " << ps[0]->seed << " failed: " << r.substr(0, 300) << "\n";
       const auto half = ps.begin() + static_cast<std::ptrdiff_t>(ps.size() / 2);
+      const int64_t failed_before = failed, skipped_before = skipped;
       check(std::vector<const Program*>(ps.begin(), half));
       check(std::vector<const Program*>(half, ps.end()));
+      if (failed == failed_before && skipped == skipped_before) {
+        // Every program passed alone: the combined program is a valid one,
+        // so its failure is a compile bug of its own, counted once.
+        std::string seeds;
+        for (const Program* p : ps) seeds += (seeds.empty() ? "" : ",") + std::to_string(p->seed);
+        if (++failed <= 5)
+          failures +=
+              "batch (every program passes alone; ATENAOT_RANDOM_SEEDS=" + seeds + "): " + r.substr(0, 1500) + "\n";
+        else
+          failures += "batch from seed " + std::to_string(ps[0]->seed) + "\n";
+      }
       return;
     }
     std::string known = KnownRefusal(r);
