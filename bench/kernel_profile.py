@@ -12,7 +12,9 @@ overhead, and each kernel's best run counted).
 
 Usage: /usr/bin/python3 bench/kernel_profile.py MODEL INPUT.npy... [--atenaot bazel-bin/atenaot]
            [--threads 1,2] [--reps 30] [--top 20] [--work DIR] [--kernels]
-(float32 inputs only; --kernels also lists the slowest single kernels.)
+Inputs of any dtype the C ABI takes; each .npy must have the dtype and shape
+the model was compiled for (one clear line and exit 1 otherwise). --kernels
+also lists the slowest single kernels.
 """
 import argparse
 import os
@@ -34,10 +36,10 @@ DRIVER = r"""#define _POSIX_C_SOURCE 200809L
 #include <time.h>
 #include "m.h"
 extern double prof_min[];
-static void* load(const char* path, size_t n) {
-  float* p = aligned_alloc(64, (n * 4 + 63) / 64 * 64);
+static void* load(const char* path, size_t bytes) {
+  void* p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
   FILE* f = fopen(path, "rb");
-  if (!f || fread(p, 4, n, f) != n) { fprintf(stderr, "cannot read %%s\n", path); exit(1); }
+  if (!f || fread(p, 1, bytes, f) != bytes) { fprintf(stderr, "cannot read %%s\n", path); exit(1); }
   fclose(f);
   return p;
 }
@@ -81,12 +83,24 @@ def cpu_level():
     return "x86-64-v2"
 
 
-def tensor_setup(var, k, shape, path):
+# The C ABI's dtypes (c_api/atenaot.h): name -> numpy dtype.
+DTYPES = {"AOT_FLOAT32": np.float32, "AOT_FLOAT64": np.float64, "AOT_INT32": np.int32, "AOT_INT64": np.int64,
+          "AOT_BOOL": np.bool_, "AOT_UINT8": np.uint8, "AOT_INT8": np.int8, "AOT_INT16": np.int16}
+
+
+def tensor_table(src, name):
+    """[(dtype name, shape)] of the generated aot__inputs or aot__outputs table."""
+    table = re.search(r"%s\[\d+\] = \{(.*?)\n\};" % name, src, re.S).group(1)
+    return [(dt, [int(x) for x in sz.split(",") if x.strip()][:int(nd)])
+            for dt, nd, sz in re.findall(r'\{"[^"]*", (AOT_\w+), (\d+), \{([\d, ]*)\}', table)]
+
+
+def tensor_setup(var, k, dtype, shape, path):
     n = int(np.prod(shape)) if shape else 1
-    s = "  %s[%d].data = load(\"%s\", %d); %s[%d].dtype = AOT_FLOAT32; %s[%d].ndim = %d;\n" % (
-        var, k, path, n, var, k, var, k, len(shape)) if path else (
-        "  %s[%d].data = aligned_alloc(64, %d); %s[%d].dtype = AOT_FLOAT32; %s[%d].ndim = %d;\n" % (
-            var, k, (n * 4 + 63) // 64 * 64, var, k, var, k, len(shape)))
+    nbytes = n * np.dtype(DTYPES[dtype]).itemsize
+    data = 'load("%s", %d)' % (path, nbytes) if path else "aligned_alloc(64, %d)" % ((nbytes + 63) // 64 * 64 + 64)
+    s = "  %s[%d].data = %s; %s[%d].dtype = %s; %s[%d].ndim = %d;\n" % (var, k, data, var, k, dtype, var, k,
+                                                                      len(shape))
     stride = 1
     for d in reversed(range(len(shape))):
         s += "  %s[%d].sizes[%d] = %d; %s[%d].strides[%d] = %d;\n" % (var, k, d, shape[d], var, k, d, stride)
@@ -106,8 +120,11 @@ def main():
     ap.add_argument("--kernels", action="store_true")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="kernel_profile_")
-    subprocess.check_call([a.atenaot, "compile", a.model, "--inputs"] + a.inputs +
-                          ["-o", work, "--name", "m", "--emit-only", "--quiet"])
+    r = subprocess.run([a.atenaot, "compile", a.model, "--inputs"] + a.inputs +
+                       ["-o", work, "--name", "m", "--emit-only", "--quiet"], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("kernel_profile: atenaot compile failed: " + (r.stderr.strip().split("\n") or [""])[-1])
+    sys.stdout.write(r.stdout)
     src = open(os.path.join(work, "m.c")).read()
     body = re.search(r"static int aot__compute\(.*?\{\n(.*?)\n  \(void\)in;", src, re.S)
     calls = re.findall(r"  (aot_k\d+)\(in, out, arena, wts\);", body.group(1))
@@ -118,18 +135,24 @@ def main():
     what = {}
     for comment, fn in re.findall(r"/\* ([^\n]*?) \*/\n(?:[^\n]*\n)??static void (aot_k\d+)(?:_part)?\(", src):
         what.setdefault(fn, comment)
-    shapes = [[int(s) for s in sz.split(",")][:int(nd)] for nd, sz in re.findall(
-        r'\{"[^"]*", AOT_FLOAT32, (\d+), \{([\d, ]+)\}', re.search(r"aot__outputs\[\d+\] = \{(.*?)\};", src, re.S).group(1))]
+    ins, outs = tensor_table(src, "aot__inputs"), tensor_table(src, "aot__outputs")
+    if len(ins) != len(a.inputs):
+        sys.exit("kernel_profile: the model takes %d inputs, %d given" % (len(ins), len(a.inputs)))
     setup = ""
-    for k, path in enumerate(a.inputs):
-        x = np.load(path).astype(np.float32)
+    for k, (path, (dtype, shape)) in enumerate(zip(a.inputs, ins)):
+        x = np.load(path)
+        if dtype not in DTYPES or x.dtype != DTYPES[dtype] or list(x.shape) != shape:
+            sys.exit("kernel_profile: input %d (%s) is %s%s; the model was compiled for %s%s" % (
+                k, path, x.dtype, list(x.shape), dtype, shape))
         raw = os.path.join(work, "in_%d.bin" % k)
-        x.tofile(raw)
-        setup += tensor_setup("in", k, list(x.shape), raw)
-    for k, shape in enumerate(shapes):
-        setup += tensor_setup("out", k, shape, None)
+        np.ascontiguousarray(x).tofile(raw)
+        setup += tensor_setup("in", k, dtype, shape, raw)
+    for k, (dtype, shape) in enumerate(outs):
+        if dtype not in DTYPES:
+            sys.exit("kernel_profile: output %d has dtype %s, which this tool does not know" % (k, dtype))
+        setup += tensor_setup("out", k, dtype, shape, None)
     with open(os.path.join(work, "prof_main.c"), "w") as f:
-        f.write(DRIVER % dict(ni=len(a.inputs), no=len(shapes), nk=len(calls), setup=setup))
+        f.write(DRIVER % dict(ni=len(ins), no=len(outs), nk=len(calls), setup=setup))
     level = cpu_level()
     subprocess.check_call(["cc", "-std=c11", "-O3", "-fno-math-errno", "-fno-trapping-math", "-march=" + level,
                            "-w", "-I.", "-o", "prof", "prof.c", "prof_main.c", "m_weights.S", "-lm", "-lpthread"],
