@@ -314,6 +314,24 @@ AOT_UNUSED static inline double aot__sum_f32d(const float* x, int64_t n) {
   for (int64_t i = n16; i < n; ++i) acc += (double)x[i];
   return acc;
 }
+/* The sum of (x[i] - mean)^2 over a contiguous run, the same lanes in double
+ * (layer_norm's variance, two-pass as the kernel always was). */
+AOT_UNUSED static inline double aot__sqdev_f32d(const float* x, int64_t n, double mean) {
+  double s[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const int64_t n16 = n - n % 16;
+  for (int64_t i = 0; i < n16; i += 16)
+    for (int l = 0; l < 16; ++l) {
+      const double d = (double)x[i + l] - mean;
+      s[l] += d * d;
+    }
+  double acc = 0;
+  for (int l = 0; l < 16; ++l) acc += s[l];
+  for (int64_t i = n16; i < n; ++i) {
+    const double d = (double)x[i] - mean;
+    acc += d * d;
+  }
+  return acc;
+}
 
 )C"
 #include "codegen/kernels/aot_vecmath.inc"
