@@ -434,6 +434,43 @@ std::vector<int64_t> MatmulShape::BatchStrides(const TensorMeta& m) const {
   return BroadcastStrides(lead, batch);
 }
 
+namespace {
+// Drops dimension d (a batch dim) of a matrix meta.
+void DropDim(TensorMeta* t, size_t d) {
+  t->sizes.erase(t->sizes.begin() + static_cast<std::ptrdiff_t>(d));
+  t->strides.erase(t->strides.begin() + static_cast<std::ptrdiff_t>(d));
+}
+}  // namespace
+
+// A batch dim over which B (and the bias) stay the same and whose A and y
+// matrices follow each other row after row is more rows of one GEMM: a
+// linear over [2, 12, 64] is one 24-row product, not two of 12 (one call,
+// the packed weights streamed once, the microkernel's row blocks full).
+void FoldSharedBatchIntoRows(MatmulShape* m) {
+  if (m->a_vec || m->b_vec) return;
+  while (!m->batch.empty()) {
+    const size_t d = m->batch.size() - 1;  // the innermost batch dim
+    const std::vector<int64_t> as = m->BatchStrides(m->am), bs = m->BatchStrides(m->bm), ys = m->BatchStrides(m->ym);
+    const size_t ra = m->am.sizes.size(), ry = m->ym.sizes.size();
+    const int64_t arow = m->am.strides[ra - 2], yrow = m->ym.strides[ry - 2];
+    if (bs[d] != 0 || as[d] != m->M * arow || ys[d] != m->M * yrow || arow == 0 || yrow == 0) return;
+    if (m->bias) {
+      std::vector<int64_t> bias = BroadcastStrides(m->bias->meta(), m->ym.sizes);
+      if (bias.size() < 2 || bias[bias.size() - 2] != 0 || bias[d] != 0) return;  // a row vector [N] only
+    }
+    // The innermost batch dim is third from the end in every operand that has it.
+    const size_t from_end = 3;
+    if (ra >= from_end) DropDim(&m->am, ra - from_end);
+    if (m->bm.sizes.size() >= from_end) DropDim(&m->bm, m->bm.sizes.size() - from_end);
+    DropDim(&m->ym, ry - from_end);
+    const int64_t rows = m->batch[d];
+    m->M *= rows;
+    m->am.sizes[m->am.sizes.size() - 2] = m->M;
+    m->ym.sizes[m->ym.sizes.size() - 2] = m->M;
+    m->batch.pop_back();
+  }
+}
+
 StatusOr<MatmulShape> AnalyzeMatmul(const Node* n) {
   const std::string& name = n->op().schema.name;
   const Value* y = n->output();
@@ -491,6 +528,7 @@ StatusOr<MatmulShape> AnalyzeMatmul(const Node* n) {
     m.ym.strides.push_back(0);
   }
   m.batch.assign(m.ym.sizes.begin(), m.ym.sizes.end() - 2);
+  FoldSharedBatchIntoRows(&m);
   return m;
 }
 

@@ -200,6 +200,10 @@ struct MatmulShape {
   std::vector<int64_t> BatchStrides(const TensorMeta& m) const;
 };
 StatusOr<MatmulShape> AnalyzeMatmul(const Node* n);
+// Turns the innermost batch dims into rows of one product where B and the
+// bias do not change over them and A's and y's rows run on (AnalyzeMatmul
+// does it; exposed for its test).
+void FoldSharedBatchIntoRows(MatmulShape* m);
 
 // conv2d/_convolution/convolution (2-D, f32, not transposed).
 struct Conv2dArgs {
