@@ -1,10 +1,13 @@
-// Helpers the C++ benchmarks share: medians of timings, and a float32
-// LibTorch tensor as a C ABI descriptor.
+// Helpers the C++ benchmarks share: medians of timings, timing sides in
+// blocks, and a float32 LibTorch tensor as a C ABI descriptor.
 #pragma once
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
+#include <thread>
 #include <vector>
 
 #include "atenaot.h"
@@ -14,6 +17,32 @@ namespace atenaot {
 inline double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// Times `runs` runs of each side, in blocks of `block` back-to-back runs per
+// side, round-robin, and returns each side's times in seconds. Before a
+// side's block: a 20 ms pause, so that the other sides' idle threads have
+// gone to sleep, and one untimed run. Alternating single runs measured the
+// neighbour instead: LibTorch's OpenMP workers spin for milliseconds after
+// each parallel region and held the second CPU while the compiled library's
+// threads ran (chain20 over 1M floats: 2.8 ms on two threads, 1.4 ms with
+// GOMP_SPINCOUNT=1000, which in turn slowed eager by 18%).
+inline std::vector<std::vector<double>> TimeInBlocks(const std::vector<std::function<void()>>& sides, int runs,
+                                                     int block = 10) {
+  std::vector<std::vector<double>> times(sides.size());
+  for (int done = 0; done < runs; done += block) {
+    const int n = std::min(block, runs - done);
+    for (size_t s = 0; s < sides.size(); ++s) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      sides[s]();
+      for (int i = 0; i < n; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        sides[s]();
+        times[s].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+    }
+  }
+  return times;
 }
 
 inline aot_tensor Describe(const at::Tensor& t) {

@@ -5,7 +5,8 @@
 //    thread and with all (the library's default), and eager (the same ATen
 //    calls, op by op); GB/s counts the chain's input and output bytes once,
 //    the least any implementation moves, as a fraction of memcpy's.
-// Runs alternate (eager, compiled all threads, compiled 1 thread); medians.
+// Sides take turns in blocks of back-to-back runs (eager, compiled all threads, compiled 1 thread;
+// bench_util.h TimeInBlocks); medians.
 // Run: bazel run -c opt //bench:elementwise_bandwidth -- [--out FILE.md]
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -82,22 +83,17 @@ StatusOr<Row> Measure(const std::string& name, const CppProgram& chain, int64_t 
   if (aot_model_set_option(m1, "threads", 1) != AOT_OK) return Internal(aot_last_error());
   at::Tensor out = at::empty({n}), out1 = at::empty({n});
   aot_tensor ti = Describe(in[0]), to = Describe(out), to1 = Describe(out1);
-  std::vector<double> te, tc, tc1;
   int failures = 0;
-  for (int i = 0; i <= runs; ++i) {  // round 0 warms up (and starts the pool)
-    at::Tensor ref;
-    const double e = Seconds([&] { ref = chain(in)[0]; });
-    const double c = Seconds([&] { failures += aot_model_run(m, &ti, 1, &to, 1, nullptr, 0) != AOT_OK; });
-    const double c1 = Seconds([&] { failures += aot_model_run(m1, &ti, 1, &to1, 1, nullptr, 0) != AOT_OK; });
-    if (i == 0) {
-      r.max_diff = (out - ref).abs().max().item<double>();
-      if (!at::equal(out, out1)) return Internal(name + ": 1 thread and all threads differ");
-      continue;
-    }
-    te.push_back(e);
-    tc.push_back(c);
-    tc1.push_back(c1);
-  }
+  at::Tensor ref = chain(in)[0];  // also warms up (and starts the pool)
+  failures += aot_model_run(m, &ti, 1, &to, 1, nullptr, 0) != AOT_OK;
+  failures += aot_model_run(m1, &ti, 1, &to1, 1, nullptr, 0) != AOT_OK;
+  r.max_diff = (out - ref).abs().max().item<double>();
+  if (!at::equal(out, out1)) return Internal(name + ": 1 thread and all threads differ");
+  const std::vector<std::vector<double>> t = TimeInBlocks(
+      {[&] { (void)chain(in); }, [&] { failures += aot_model_run(m, &ti, 1, &to, 1, nullptr, 0) != AOT_OK; },
+       [&] { failures += aot_model_run(m1, &ti, 1, &to1, 1, nullptr, 0) != AOT_OK; }},
+      runs);
+  const std::vector<double>&te = t[0], &tc = t[1], &tc1 = t[2];
   aot_model_free(m);
   aot_model_free(m1);
   if (failures) return Internal(name + ": a timed run failed: " + aot_last_error());
