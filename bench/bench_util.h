@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
-#include <thread>
 #include <vector>
 
 #include "atenaot.h"
@@ -20,25 +19,30 @@ inline double Median(std::vector<double> v) {
 }
 
 // Times `runs` runs of each side, in blocks of `block` back-to-back runs per
-// side, round-robin, and returns each side's times in seconds. Before a
-// side's block: a 20 ms pause, so that the other sides' idle threads have
-// gone to sleep, and one untimed run. Alternating single runs measured the
-// neighbour instead: LibTorch's OpenMP workers spin for milliseconds after
-// each parallel region and held the second CPU while the compiled library's
-// threads ran (chain20 over 1M floats: 2.8 ms on two threads, 1.4 ms with
-// GOMP_SPINCOUNT=1000, which in turn slowed eager by 18%).
+// side, round-robin, and returns each side's times in seconds. A block
+// starts with untimed runs for at least 5 ms, by which time the previous
+// side's idle threads have stopped spinning. Alternating single runs
+// measured the neighbour too: LibTorch's OpenMP workers spin for
+// milliseconds after each parallel region and held the second CPU while the
+// compiled library's threads ran (chain20 over 1M floats: 2.8 ms on two
+// threads, 1.3 ms in blocks; eager's chain stayed 4.5-5.3 ms). Used by
+// elementwise_bandwidth only: in compiled_vs_eager, blocks made eager's
+// MobileNetV2 on two threads slower (17.6 -> 24-29 ms; Python, back to back:
+// 16), for a reason not yet found, so that benchmark still alternates.
 inline std::vector<std::vector<double>> TimeInBlocks(const std::vector<std::function<void()>>& sides, int runs,
                                                      int block = 10) {
+  using Clock = std::chrono::steady_clock;
   std::vector<std::vector<double>> times(sides.size());
   for (int done = 0; done < runs; done += block) {
     const int n = std::min(block, runs - done);
     for (size_t s = 0; s < sides.size(); ++s) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      sides[s]();
+      const auto warm = Clock::now();
+      do sides[s]();
+      while (Clock::now() - warm < std::chrono::milliseconds(5));
       for (int i = 0; i < n; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
+        const auto t0 = Clock::now();
         sides[s]();
-        times[s].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        times[s].push_back(std::chrono::duration<double>(Clock::now() - t0).count());
       }
     }
   }

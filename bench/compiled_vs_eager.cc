@@ -78,7 +78,14 @@ double Seconds(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// iters > 0: that many runs a side; iters <= 0: as many as fit in
+template <typename F>
+double TimeUs(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// iters > 0: that many alternating rounds; iters <= 0: as many as fit in
 // about -iters seconds (at least 15, at most 300), after one untimed round.
 // `module_forward`: the eager side to time (else the captured program op by
 // op); the error column always compares with the op-by-op run.
@@ -126,9 +133,13 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
     r.max_diff = std::max(r.max_diff, (outs[k] - ref[k]).abs().max().item<double>());
     r.max_ref = std::max(r.max_ref, ref[k].abs().max().item<double>());
   }
-  // Two phases, each taking eager and compiled in turns (blocks of
-  // back-to-back runs, bench_util.h TimeInBlocks) so both see the same
-  // machine state: one thread per CPU on both sides, then one thread.
+  auto time_us = [](auto&& f) {
+    auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  };
+  // Two phases, each alternating eager and compiled rounds so both see the
+  // same machine state: one thread per CPU on both sides, then one thread.
   // (Set explicitly: LibTorch's own default follows OpenMP's, which is 1 on
   // some VMs; the library's default is one per CPU.)
   const int threads = Cpus();
@@ -136,19 +147,18 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
   auto phase = [&](int n_threads, int n, std::vector<double>* te, std::vector<double>* tc) -> Status {
     at::set_num_threads(n_threads);
     if (aot_model_set_option(m, "threads", n_threads) != AOT_OK) return Internal(aot_last_error());
-    const std::vector<std::vector<double>> t = TimeInBlocks(
-        {[&] {
-           if (module_forward)
-             module_forward();
-           else
-             (void)RunReference(*imported, inputs, eager);
-         },
-         [&] {
-           run_failures += aot_model_run(m, in_d.data(), in_d.size(), out_d.data(), out_d.size(), nullptr, 0) != AOT_OK;
-         }},
-        n);
-    for (double s : t[0]) te->push_back(s * 1e6);
-    for (double s : t[1]) tc->push_back(s * 1e6);
+    for (int i = 0; i < n; ++i) {
+      te->push_back(TimeUs([&] {
+        if (module_forward)
+          module_forward();
+        else
+          (void)RunReference(*imported, inputs, eager);
+      }));
+      aot_status sc = AOT_OK;
+      tc->push_back(
+          TimeUs([&] { sc = aot_model_run(m, in_d.data(), in_d.size(), out_d.data(), out_d.size(), nullptr, 0); }));
+      run_failures += sc != AOT_OK;
+    }
     return Status::Ok();
   };
   std::vector<double> te, tc, te1, tc1;
@@ -250,7 +260,7 @@ int Main(int argc, char** argv) {
   }
   rows.push_back(*cr);
   for (const auto& [name, dir] : models)
-    if (!measure_dir(name, dir, -40)) return 1;  // about 40 s of runs each (20 s per phase)
+    if (!measure_dir(name, dir, -40)) return 1;  // about 40 s of alternating rounds each (20 s per phase)
 
   std::ostringstream md;
   md << "# Compiled C vs LibTorch eager\n\n";
@@ -267,11 +277,12 @@ int Main(int argc, char** argv) {
         "eval, NoGradGuard, the default graph executor after 3 warm-up runs); (graph, the chain, which has no module): "
         "the captured program op by op through the LibTorch dispatcher, each value freed after its last use. "
         "Compiled: the generated C library through the C ABI. OpenBLAS's idle threads sleep at once "
-        "(OPENBLAS_THREAD_TIMEOUT=4: spinning, they took a CPU from the library's threads). Two phases of `runs` "
-        "runs a side: one thread per CPU on both sides (at::set_num_threads and the library's threads option), then "
-        "one thread; the sides take turns in blocks of 10 back-to-back runs, each block after a 20 ms pause and an "
-        "untimed run (LibTorch's OpenMP workers spin for milliseconds after a parallel region: run by run, they held "
-        "the second CPU during the library's runs). "
+        "(OPENBLAS_THREAD_TIMEOUT=4: spinning, they took a CPU from the library's threads); LibTorch's OpenMP "
+        "workers still spin for milliseconds after eager's parallel regions, so on short runs the compiled "
+        "all-threads column is pessimistic (chain20: about 2.8 ms here, 1.3 ms in elementwise_bandwidth's "
+        "blocks). Two phases of `runs` "
+        "alternating rounds each: one "
+        "thread per CPU on both sides (at::set_num_threads and the library's threads option), then one thread. "
         "Medians, in ms. `build s`: writing the sources and building libNAME.so and libNAME.a. `memory`: eager's "
         "allocator peak / the compiled arena + outputs. `err / scale`: max |compiled - eager| / max |eager|.\n\n";
   md << "| model | eager is | ops | runs | build s | eager 1T | compiled 1T | speed-up 1T | eager | compiled | "

@@ -329,8 +329,8 @@ def main():
         ["`bench/elementwise_bandwidth.cc`: this machine's memcpy bandwidth (64 MB, bytes read + written per"
          " second) and, per chain, the compiled library (default --cpu; all threads and one) against eager"
          " (the same ATen calls, LibTorch's threads), in one process, the sides taking turns in blocks of 10"
-         " back-to-back runs, each after a 20 ms pause (so that neither side's idle threads spin into the"
-         " other's runs). *GB/s* counts the"
+         " back-to-back runs, each after at least 5 ms of untimed runs (so that neither side's idle threads"
+         " spin into the other's timed runs). *GB/s* counts the"
          " chain's input and output once (the least any implementation moves); *of memcpy* divides it by the"
          " copy bandwidth. Chains of 16M floats (64 MB each way) do not fit in caches; 1M-float ones do."] +
         [l for l in ebw["md"].splitlines() if l.startswith("Command:")])
