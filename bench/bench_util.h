@@ -26,9 +26,10 @@ inline double Median(std::vector<double> v) {
 // milliseconds after each parallel region and held the second CPU while the
 // compiled library's threads ran (chain20 over 1M floats: 2.8 ms on two
 // threads, 1.3 ms in blocks; eager's chain stayed 4.5-5.3 ms). Used by
-// elementwise_bandwidth only: in compiled_vs_eager, blocks made eager's
-// MobileNetV2 on two threads slower (17.6 -> 24-29 ms; Python, back to back:
-// 16), for a reason not yet found, so that benchmark still alternates.
+// elementwise_bandwidth only so far: compiled_vs_eager still alternates,
+// because eager's MobileNetV2 on two threads moved between 17.6 and 29 ms
+// from run to run under both schemes (Python, back to back: 16), and which
+// scheme is fairer to it is not settled.
 inline std::vector<std::vector<double>> TimeInBlocks(const std::vector<std::function<void()>>& sides, int runs,
                                                      int block = 10) {
   using Clock = std::chrono::steady_clock;
