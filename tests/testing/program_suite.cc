@@ -1747,6 +1747,31 @@ std::vector<SuiteProgram> Build() {
         return {a + a.select(0, 0), b * b.select(1, 2).unsqueeze(1) + b.t()};
       },
       Randn(346, {{3, 3}, {4, 4}}));
+  // Float rows through the vectorised paths: softmax and log_softmax (exp in
+  // float, the sum over double lanes), a row masked to -inf in part and one
+  // in full (NaN, as eager); layer_norm with and without weights and
+  // native_layer_norm's mean and rstd; a linear over [2, 3, 8] (one GEMM of
+  // six rows: FoldSharedBatchIntoRows) and over its transpose (rows that do
+  // not run on: a GEMM per batch).
+  add(
+      "float_rows_softmax_layer_norm_and_batched_linear",
+      [](const Ts& in) -> Ts {
+        const T& x = in[0];  // [2, 3, 8]
+        T masked = at::cat(
+            {x.narrow(1, 0, 2).masked_fill(x.narrow(1, 0, 2) > 0.5, -INFINITY), at::full({2, 1, 8}, -INFINITY)}, 1);
+        auto ln = at::native_layer_norm(x, {8}, in[1], in[2], 1e-3);
+        return {x.softmax(-1),
+                x.log_softmax(-1),
+                masked.softmax(-1),
+                at::layer_norm(x, {8}, in[1], in[2]),
+                at::layer_norm(x * 3.0, {3, 8}),
+                std::get<0>(ln),
+                std::get<1>(ln),
+                std::get<2>(ln),
+                at::linear(x, in[3], in[4]),
+                at::linear(x.transpose(0, 1), in[3])};
+      },
+      Randn(347, {{2, 3, 8}, {8}, {8}, {5, 8}, {5}}));
   return ps;
 }
 
