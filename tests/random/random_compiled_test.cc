@@ -102,24 +102,38 @@ SuiteProgram Combined(const std::vector<const Program*>& ps) {
   return s;
 }
 
-std::vector<Candidate> Candidates(uint64_t first_seed, int64_t count, int64_t* seeds_tried) {
+// ATENAOT_RANDOM_SEEDS=S1,S2,...: exactly these seeds (empty when unset).
+std::vector<uint64_t> ExplicitSeeds() {
+  std::vector<uint64_t> seeds;
+  const char* at = std::getenv("ATENAOT_RANDOM_SEEDS");
+  while (at && *at) {
+    char* end = nullptr;
+    const uint64_t seed = std::strtoull(at, &end, 10);
+    if (end == at) break;
+    seeds.push_back(seed);
+    at = *end == ',' ? end + 1 : end;
+  }
+  return seeds;
+}
+
+// The valid programs of ExplicitSeeds(), or of the first seeds from
+// first_seed until `count` are found; *count becomes their number when the
+// seeds were explicit.
+std::vector<Candidate> Candidates(uint64_t first_seed, int64_t* count, int64_t* seeds_tried) {
   GeneratorOptions gen;
   gen.refusal_probability = 0;
   std::vector<Candidate> cs;
-  if (const char* list = std::getenv("ATENAOT_RANDOM_SEEDS"); list && *list) {
-    for (const char* at = list; *at;) {
-      char* end = nullptr;
-      const uint64_t seed = std::strtoull(at, &end, 10);
-      if (end == at) break;
+  if (const std::vector<uint64_t> seeds = ExplicitSeeds(); !seeds.empty()) {
+    for (uint64_t seed : seeds) {
       Candidate c{Generate(seed, gen)};
       if (Valid(c.p)) cs.push_back(std::move(c));
-      ++*seeds_tried;
-      at = *end == ',' ? end + 1 : end;
     }
+    *seeds_tried = static_cast<int64_t>(seeds.size());
+    *count = static_cast<int64_t>(cs.size());
     return cs;
   }
   uint64_t seed = first_seed;
-  for (; static_cast<int64_t>(cs.size()) < count && seed < first_seed + 20 * static_cast<uint64_t>(count); ++seed) {
+  for (; static_cast<int64_t>(cs.size()) < *count && seed < first_seed + 20 * static_cast<uint64_t>(*count); ++seed) {
     Candidate c{Generate(seed, gen)};
     if (!Valid(c.p)) continue;
     cs.push_back(std::move(c));
@@ -136,9 +150,8 @@ TEST(RandomCompiled, CompiledCEqualsEager) {
   const uint64_t first = static_cast<uint64_t>(EnvInt("ATENAOT_RANDOM_SEED", 1));
   const auto t0 = std::chrono::steady_clock::now();
   int64_t tried = 0;
-  std::vector<Candidate> cs = Candidates(first, count, &tried);
-  if (const char* list = std::getenv("ATENAOT_RANDOM_SEEDS"); list && *list)
-    count = batch = std::max<int64_t>(1, static_cast<int64_t>(cs.size()));
+  std::vector<Candidate> cs = Candidates(first, &count, &tried);
+  if (!ExplicitSeeds().empty()) batch = std::max<int64_t>(1, count);  // one batch of exactly those
   int64_t ok = 0, skipped = 0, failed = 0, builds = 0;
   std::map<std::string, int64_t> skip_reasons;
   std::string failures;
@@ -212,10 +225,10 @@ TEST(RandomCompiled, CompiledCEqualsEager) {
 TEST(RandomCompiled, PlanCheckedInterpreterEqualsEagerForEveryPlacement) {
   at::set_num_threads(1);
   InstallCrashHandler();
-  const int64_t count = EnvInt("ATENAOT_RANDOM_COMPILED", 500);
+  int64_t count = EnvInt("ATENAOT_RANDOM_COMPILED", 500);
   const uint64_t first = static_cast<uint64_t>(EnvInt("ATENAOT_RANDOM_SEED", 1));
   int64_t tried = 0, runs = 0, failed = 0;
-  std::vector<Candidate> cs = Candidates(first, count, &tried);
+  std::vector<Candidate> cs = Candidates(first, &count, &tried);
   std::string failures;
   const auto t0 = std::chrono::steady_clock::now();
   for (const Candidate& c : cs) {
