@@ -9,22 +9,20 @@ arguments are nodes, plain constants and lists/tuples of them; any other graph
 goes to FX's own code. The fast path is used only where a probe graph's
 source equals FX's on the running torch (checked once per process), so a
 torch whose code generation differs gets FX's."""
-import builtins
 import dataclasses
-import keyword
 import operator
-import re
 
 import torch
 import torch.fx
 
+from ._fx_nodes import LEAF_TYPES, name_as_is
+
 try:  # FX internals the fast path reproduces; without them it is off
-    from torch.fx.graph import CodeGen, _custom_builtins, _format_target, _is_from_torch
+    from torch.fx.graph import CodeGen, _format_target, _is_from_torch
     from torch.fx.node import _get_qualified_name
 except ImportError:  # pragma: no cover (other torch versions)
     CodeGen = None
 
-_LEAF_TYPES = {int, float, bool, type(None), str, torch.dtype, torch.device, torch.layout, torch.memory_format}
 _Node = torch.fx.Node
 _QUALIFIED = {}  # id(op overload) -> (op, the name FX prints for it)
 
@@ -48,7 +46,7 @@ def _collect(args, out):
         t = type(a)
         if t is _Node:
             out.append(a)
-        elif t in _LEAF_TYPES:
+        elif t in LEAF_TYPES:
             continue
         elif isinstance(a, _Node):
             out.append(a)
@@ -88,11 +86,6 @@ def _last_uses(nodes):
     return last_users
 
 
-# A name _Namespace.create_name returns as it is in a namespace without it:
-# an identifier whose numeric suffix, if any, is written as int() writes it.
-_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_NAME_SUFFIX = re.compile(r"(.*)_(\d+)\Z")
-_KEYWORDS = frozenset(keyword.kwlist)
 # The state torch 1.13's _Namespace keeps; another layout (later torch keeps
 # counts per base name) gets create_name for every node.
 _NAMESPACE_FIELDS = {"_obj_to_name", "_unassociated_names", "_used_names", "_illegal_char_regex",
@@ -108,15 +101,9 @@ def _create_names(namespace, nodes):
     if set(vars(namespace)) != _NAMESPACE_FIELDS:
         return {n: create(n.name, n) for n in nodes}
     used, named, out = namespace._used_names, namespace._obj_to_name, {}
-    reserved = builtins.__dict__
     for n in nodes:
         c = n.name
-        if c in used or n in named or not _PLAIN_NAME.match(c) or c in _KEYWORDS or c in reserved \
-                or c in _custom_builtins:
-            out[n] = create(c, n)
-            continue
-        m = _NAME_SUFFIX.match(c)
-        if m is not None and str(int(m.group(2))) != m.group(2):  # "x_01" becomes "x_1"
+        if n in named or not name_as_is(used, c):
             out[n] = create(c, n)
             continue
         used.setdefault(c, 0)

@@ -10,8 +10,12 @@ once per op, the sample run skips torch.fx.Interpreter's per-node machinery,
 and from_ir reads flat argument lists without the tokenizer. from_ir builds a
 new graph rather than editing a copy of gm's: copying a graph costs about
 what building it does, and most nodes change in reinplace anyway. The new
-graph's Python source is written by _fx_codegen (FX's source, faster). What is
-left is mostly FX's own node creation and Python's compile of that source."""
+graph's nodes are appended by _fx_nodes and its Python source is written by
+_fx_codegen (FX's state and source, faster). What is left is mostly the
+sample run's ATen calls and Python's compile of that source.
+
+The sample run reads get_attr tensors from copies (_aliased_copy): a graph
+may write to its constants, and a pass must not change the caller's module."""
 import math
 import operator
 import re
@@ -19,7 +23,7 @@ import re
 import torch
 import torch.fx
 
-from . import _fx_codegen
+from . import _fx_codegen, _fx_nodes
 
 _DTYPE_CODE = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
                torch.int8: "i8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
@@ -250,11 +254,11 @@ def _sample_run(gm, sample_args, nodes=None):
     where the caller has it."""
     inputs = [a.clone() if isinstance(a, torch.Tensor) else a for a in sample_args]  # the graph may mutate them
     inputs = iter(gm.graph.process_inputs(*inputs))
-    env = {}
+    env, copies = {}, {}
     with torch.no_grad():
         for n in gm.graph.nodes if nodes is None else nodes:
             try:
-                env[n] = _run_node(gm, n, env, inputs)
+                env[n] = _run_node(gm, n, env, inputs, copies)
             except IRError:
                 raise
             except Exception as e:  # as the Interpreter: say which node failed
@@ -269,7 +273,7 @@ def _sample_run(gm, sample_args, nodes=None):
 _AGGREGATES = (list, tuple, dict)
 
 
-def _run_node(gm, n, env, inputs):
+def _run_node(gm, n, env, inputs, copies):
     if n.op == "call_function":
         args = [env[a] if isinstance(a, torch.fx.Node) else _load(a, env) if isinstance(a, _AGGREGATES) else a
                 for a in n.args]
@@ -291,10 +295,21 @@ def _run_node(gm, n, env, inputs):
         obj = gm
         for part in n.target.split("."):
             obj = getattr(obj, part)
-        return obj
+        return _aliased_copy(obj, copies) if isinstance(obj, torch.Tensor) else obj
     if n.op == "output":
         return None
     raise IRError("node %s: %s nodes are not supported (only ATen calls)" % (n.name, n.op))
+
+
+def _aliased_copy(t, copies):
+    """t in a copy of its storage, so that the sample run cannot change the
+    module's tensors (a graph may write to its constants and buffers). One
+    copy per storage and dtype: attributes sharing memory still share it."""
+    key = (_storage_key(t, t.storage_offset()), t.dtype)
+    whole = copies.get(key)
+    if whole is None:
+        whole = copies[key] = t.new_empty(0).set_(t.storage()).clone()  # 1-D over the whole storage
+    return whole.as_strided(t.size(), t.stride(), t.storage_offset())
 
 
 def to_ir(gm, sample_args):
@@ -585,6 +600,7 @@ def from_ir(text, gm, extra):
 
     atoms = {}
     ir_ops = _IR_OPS
+    append = _fx_nodes.appender(g)
     for line in lines[1:]:
         if line == "}":
             break
@@ -606,7 +622,7 @@ def from_ir(text, gm, extra):
         results = [r.strip() for r in res.split(",")] if "," in res else [res]
         op = ir_ops.get(op_name) or _ir_op(op_name)
         args, kwargs = op.fx_args(_parse_args(arg_text, line, atoms, env))
-        node = g.create_node("call_function", op.op, args, kwargs, name=_py_name(results[0]))
+        node = append(op.op, args, kwargs, _py_name(results[0]))
         if len(results) == 1 and not types.startswith("["):
             env[results[0]] = node
         else:

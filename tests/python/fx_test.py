@@ -490,6 +490,68 @@ class Conversion(Base):
             afx.reinplace(gm, torch.randn(2, 3))
         self.assertIn("While executing %mm", str(e.exception))
 
+    def test_module_tensors_unchanged(self):
+        """A graph that writes to its own constant: the passes' sample run
+        leaves the module's tensor as it was (it ran on a copy), the result
+        writes it when called, and two attributes sharing memory still
+        share it in the IR."""
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("b", torch.zeros(4))
+                self.w = torch.nn.Parameter(torch.ones(2, 4))
+
+            def forward(self, x):
+                self.b.add_(1)
+                return x + self.b + self.w[0] * self.w[1]
+        gm = make_fx(M())(torch.randn(4))
+        consts = {n.target: getattr(gm, n.target).clone() for n in gm.graph.nodes if n.op == "get_attr"}
+        x = torch.randn(4)
+        out = afx.reinplace(gm, x)
+        for name, before in consts.items():
+            self.assertTrue(torch.equal(getattr(gm, name), before), "%s changed by the sample run" % name)
+        gm2 = make_fx(M())(torch.randn(4))  # the same graph and constants, to run eagerly
+        self.assert_same_as_eager(out, gm2, [x], "buffer update")
+        shared = torch.ones(8)
+        gm3 = torch.fx.GraphModule(torch.nn.Module(), torch.fx.Graph())
+        gm3.register_buffer("a", shared[:4])
+        gm3.register_buffer("b", shared[4:])
+        g = gm3.graph
+        g.output(g.call_function(torch.ops.aten.add.Tensor, (g.get_attr("a"), g.get_attr("b"))))
+        gm3.recompile()
+        from atenaot.fx_ir import to_ir
+        text, extra = to_ir(gm3, ())
+        self.assertEqual(extra, ["a", "b"])
+        self.assertIn("f32[4]@s0, %b: f32[4]+4@s0)", text)
+
+    def test_fast_node_appender(self):
+        """from_ir's nodes (_fx_nodes): the probe finds the fast path equal to
+        FX on this torch, finds a graph built with a user missing unequal,
+        and nodes it does not reproduce (a slice argument, a name FX
+        renames) go to FX's create_node."""
+        import operator
+        from atenaot import _fx_nodes
+        self.assertTrue(_fx_nodes._probe(), "the fast node path differs from FX on this torch")
+
+        def build(fast, drop_user=False):
+            g = torch.fx.Graph()
+            x = g.placeholder("x")
+            append = _fx_nodes.appender(g) if fast else \
+                (lambda t, a, k, nm: g.create_node("call_function", t, a, k, name=nm))
+            a = append(torch.ops.aten.add.Tensor, (x, x), {}, "add")
+            b = append(torch.ops.aten.add.Tensor, (a, 2), {"alpha": 3}, "add")  # FX renames it add_1
+            c = append(torch.ops.aten.cat.default, ([a, b], 0), {}, "cat")
+            d = append(operator.getitem, (c, slice(0, 2)), {}, "getitem")  # a slice: FX's own path
+            if drop_user:
+                a.users.pop(c)
+            g.output((d, c))
+            return g
+        from atenaot._fx_nodes import _same_state
+        self.assertTrue(_same_state(build(False), build(True)))
+        self.assertFalse(_same_state(build(False), build(True, drop_user=True)))
+        names = [n.name for n in build(True).nodes]
+        self.assertEqual(names, ["x", "add", "add_1", "cat", "getitem", "output"])
+
 
 @needs_torch
 class Errors(unittest.TestCase):
