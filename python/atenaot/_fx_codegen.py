@@ -159,9 +159,11 @@ def _fast_python_code(cg, nodes, last_users, root_module, namespace):
             line = "%s = %s[%s]" % (name, fmt(n.args[0]), fmt(n.args[1]))
         else:
             args = ", ".join([names[a] if type(a) is _Node else fmt(a) for a in n.args])
-            kwargs = ", ".join(["%s = %s" % (k, fmt(v)) for k, v in n.kwargs.items()])
-            line = "%s = %s(%s)" % (name, _callee(n.target), "%s, %s" % (args, kwargs) if args and kwargs
-                                    else args or kwargs)
+            kwargs = n.kwargs
+            if kwargs:
+                kwargs = ", ".join(["%s = %s" % (k, fmt(v)) for k, v in kwargs.items()])
+                args = "%s, %s" % (args, kwargs) if args else kwargs
+            line = "%s = %s(%s)" % (name, _QUALIFIED[id(n.target)][1], args)  # _last_uses entered it
         dead = last_users.get(n)
         body.append(line + (";  %s = None\n" % " = ".join([names[d] for d in dead]) if dead else "\n"))
     if not body:

@@ -70,16 +70,17 @@ def _append_fast(graph, target, args, kwargs, name):
     used = ns._used_names
     if not name_as_is(used, name):
         return None
-    inputs = {}
-    if all(type(a) is _Node or type(a) in LEAF_TYPES for a in args):  # most ops: no list argument
-        fargs = args
-        for a in args:
-            if type(a) is _Node:
-                inputs.setdefault(a)
-    else:
-        fargs = _frozen(args, inputs)
-        if fargs is None:
-            return None
+    inputs, fargs = {}, args
+    for a in args:  # most ops: nodes and constants only, stored as they are
+        t = type(a)
+        if t is _Node:
+            inputs[a] = None  # a node seen before keeps its place, as with setdefault
+        elif t not in LEAF_TYPES:
+            inputs = {}
+            fargs = _frozen(args, inputs)
+            if fargs is None:
+                return None
+            break
     fkwargs = immutable_dict()
     if kwargs:
         items = []
@@ -94,7 +95,7 @@ def _append_fast(graph, target, args, kwargs, name):
     n._input_nodes = inputs
     n._args, n._kwargs = fargs, fkwargs
     for i in inputs:
-        i.users.setdefault(n)
+        i.users[n] = None
     n.users, n.type, n._erased, n._repr_fn, n.meta = {}, None, False, None, {}
     used.setdefault(name, 0)
     ns._obj_to_name[n] = name

@@ -428,6 +428,30 @@ class Conversion(Base):
                      "aten::add.Scalar(%t, 1, 1) : f32[4,2]@s1", ": f32[1,2,4]{2,1,3}+1@s0"]:
             self.assertIn(want, text)
 
+    def test_ir_calls_of_one_op(self):
+        """to_ir works out each op and argument-type kind once (_call_plan):
+        one op called with a node, an int, a float, a keyword argument and
+        again as before each keeps its own overload, values and defaults."""
+        from atenaot.fx_ir import to_ir
+        g = torch.fx.Graph()
+        x, y = g.placeholder("x"), g.placeholder("y")
+        add = torch.ops.aten.add.Tensor
+        a = g.call_function(add, (x, y))
+        b = g.call_function(add, (a, 1))
+        c = g.call_function(add, (b, 2.5))
+        d = g.call_function(add, (c, y), {"alpha": 3})
+        e = g.call_function(add, (d, 4))
+        f = g.call_function(torch.ops.aten._reshape_alias.default, (e, [2, 2], [2, 1]))
+        g.output(g.call_function(add, (f, f)))
+        gm = torch.fx.GraphModule(torch.nn.Module(), g)
+        text, _ = to_ir(gm, (torch.randn(4), torch.randn(4)))
+        calls = [line.split(" = ")[1].split(" : ")[0] for line in text.splitlines() if " = " in line]
+        self.maxDiff = None
+        self.assertEqual(calls, ["aten::add.Tensor(%x, %y, 1)", "aten::add.Scalar(%add_tensor, 1, 1)",
+                                 "aten::add.Scalar(%add_tensor_1, 2.5, 1)", "aten::add.Tensor(%add_tensor_2, %y, 3)",
+                                 "aten::add.Scalar(%add_tensor_3, 4, 1)", "aten::view(%add_tensor_4, [2, 2])",
+                                 "aten::add.Tensor(%_reshape_alias_default, %_reshape_alias_default, 1)"])
+
     def test_fast_codegen(self):
         """The fast path is on for this torch, writes FX's source for what it
         takes (the bench's chain: slices, scatters, scalars), and leaves any
