@@ -452,7 +452,14 @@ void FoldSharedBatchIntoRows(MatmulShape* m) {
     const size_t d = m->batch.size() - 1;  // the innermost batch dim
     const std::vector<int64_t> as = m->BatchStrides(m->am), bs = m->BatchStrides(m->bm), ys = m->BatchStrides(m->ym);
     const size_t ra = m->am.sizes.size(), ry = m->ym.sizes.size();
-    const int64_t arow = m->am.strides[ra - 2], yrow = m->ym.strides[ry - 2];
+    int64_t arow = m->am.strides[ra - 2], yrow = m->ym.strides[ry - 2];
+    if (m->M == 1) {
+      // One row: its stride is free, the batch's becomes the rows' (a
+      // seq-first linear, as nn.MultiheadAttention's in-projection of a
+      // batch-first [1, T, E] input runs over [T, 1, E]).
+      arow = as[d];
+      yrow = ys[d];
+    }
     if (bs[d] != 0 || as[d] != m->M * arow || ys[d] != m->M * yrow || arow == 0 || yrow == 0) return;
     if (m->bias) {
       std::vector<int64_t> bias = BroadcastStrides(m->bias->meta(), m->ym.sizes);
@@ -467,6 +474,8 @@ void FoldSharedBatchIntoRows(MatmulShape* m) {
     m->M *= rows;
     m->am.sizes[m->am.sizes.size() - 2] = m->M;
     m->ym.sizes[m->ym.sizes.size() - 2] = m->M;
+    m->am.strides[m->am.strides.size() - 2] = arow;
+    m->ym.strides[m->ym.strides.size() - 2] = yrow;
     m->batch.pop_back();
   }
 }

@@ -15,17 +15,22 @@ TensorMeta Meta(std::vector<int64_t> sizes, std::vector<int64_t> strides) {
   return t;
 }
 
-// y[b] = a[b] @ w for a [2, 3, 12, 64] and a weight seen as [64, 192].
-MatmulShape Linear(TensorMeta a, TensorMeta y) {
+MatmulShape Shape(TensorMeta a, TensorMeta b, TensorMeta y, int64_t M, int64_t K, int64_t N,
+                  std::vector<int64_t> batch) {
   MatmulShape m;
   m.am = std::move(a);
-  m.bm = Meta({64, 192}, {1, 64});
+  m.bm = std::move(b);
   m.ym = std::move(y);
-  m.M = 12;
-  m.K = 64;
-  m.N = 192;
-  m.batch = {2, 3};
+  m.M = M;
+  m.K = K;
+  m.N = N;
+  m.batch = std::move(batch);
   return m;
+}
+
+// y[b] = a[b] @ w for a [2, 3, 12, 64] and a weight seen as [64, 192].
+MatmulShape Linear(TensorMeta a, TensorMeta y) {
+  return Shape(std::move(a), Meta({64, 192}, {1, 64}), std::move(y), 12, 64, 192, {2, 3});
 }
 
 TEST(FoldSharedBatchIntoRows, ContiguousLinearBecomesOneProduct) {
@@ -57,17 +62,30 @@ TEST(FoldSharedBatchIntoRows, KeepsTransposedRowsAndPerBatchB) {
   EXPECT_EQ(t.M, 12);
   EXPECT_EQ(t.batch.size(), 2u);
   // Attention's q @ k^T: B changes with the batch.
-  MatmulShape q;
-  q.am = Meta({8, 12, 16}, {192, 16, 1});
-  q.bm = Meta({8, 16, 12}, {192, 1, 16});
-  q.ym = Meta({8, 12, 12}, {144, 12, 1});
-  q.M = 12;
-  q.K = 16;
-  q.N = 12;
-  q.batch = {8};
+  MatmulShape q = Shape(Meta({8, 12, 16}, {192, 16, 1}), Meta({8, 16, 12}, {192, 1, 16}),
+                        Meta({8, 12, 12}, {144, 12, 1}), 12, 16, 12, {8});
   FoldSharedBatchIntoRows(&q);
   EXPECT_EQ(q.M, 12);
   EXPECT_EQ(q.batch, (std::vector<int64_t>{8}));
+}
+
+TEST(FoldSharedBatchIntoRows, OneRowPerBatchFoldsWhateverItsStride) {
+  // A batch-first [1, 128, 768] input transposed to [128, 1, 768] (strides 768, 98304, 1): 128 one-row
+  // products were 128 GEMM calls; they are one of 128 rows, 768 floats apart.
+  MatmulShape m = Shape(Meta({128, 1, 768}, {768, 98304, 1}), Meta({768, 2304}, {1, 768}),
+                        Meta({128, 1, 2304}, {2304, 2304, 1}), 1, 768, 2304, {128});
+  FoldSharedBatchIntoRows(&m);
+  EXPECT_EQ(m.M, 128);
+  EXPECT_TRUE(m.batch.empty());
+  EXPECT_EQ(m.am.sizes, (std::vector<int64_t>{128, 768}));
+  EXPECT_EQ(m.am.strides, (std::vector<int64_t>{768, 1}));
+  EXPECT_EQ(m.ym.strides, (std::vector<int64_t>{2304, 1}));
+  // Two rows do not run on at the batch stride: no fold.
+  MatmulShape t = Shape(Meta({128, 2, 768}, {768, 98304, 1}), Meta({768, 2304}, {1, 768}),
+                        Meta({128, 2, 2304}, {4608, 2304, 1}), 2, 768, 2304, {128});
+  FoldSharedBatchIntoRows(&t);
+  EXPECT_EQ(t.M, 2);
+  EXPECT_EQ(t.batch.size(), 1u);
 }
 
 }  // namespace

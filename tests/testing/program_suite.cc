@@ -1772,6 +1772,19 @@ std::vector<SuiteProgram> Build() {
                 at::linear(x.transpose(0, 1), in[3])};
       },
       Randn(347, {{2, 3, 8}, {8}, {8}, {5, 8}, {5}}));
+  // nn.MultiheadAttention's in-projection of one batch-first sequence runs
+  // over [T, 1, E], the rows 1 apart in T: T one-row products folded into one
+  // GEMM of T rows (FoldSharedBatchIntoRows with M = 1), with and without a
+  // bias and a relu in the store; beside it two sequences, which do not fold.
+  add(
+      "seq_first_linear_of_one_sequence",
+      [](const Ts& in) -> Ts {
+        const T& x = in[0];                         // [2, 6, 8]
+        T one = x.narrow(0, 0, 1).transpose(0, 1);  // [6, 1, 8], strides (8, 48, 1)
+        return {at::linear(one, in[1], in[2]), at::relu(at::linear(one * 2.0, in[1])),
+                at::linear(x.transpose(0, 1), in[1], in[2])};
+      },
+      Randn(348, {{2, 6, 8}, {5, 8}, {5}}));
   return ps;
 }
 
