@@ -294,6 +294,16 @@ AOT_KAPI int64_t aot__sgemm_scratch_floats(int64_t M, int64_t N, int64_t K, int 
   return aot__round_up(s, 16); /* keeps the second buffer 64-byte aligned */
 }
 
+/* Prefetches [p, p + bytes) into L2 where the compiler has a way to. */
+AOT__KINLINE void aot__prefetch_l2(const char* p, int64_t bytes) {
+#if defined(__GNUC__)
+  for (int64_t i = 0; i < bytes; i += 64) __builtin_prefetch(p + i, 0, 2);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 /* ---- micro-kernels: t[r*NR + c] = sum_k a[r*ar + k*ak] * b[k*ldb + c] ----
  * A packed A panel has ar = 1, ak = MR, a packed B panel ldb = NR; operands
  * read in place pass their own strides. Each body is inlined into three
@@ -744,8 +754,17 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
           if (jr + AOT_GEMM_NR < nc) { /* two panels at once */
             const int64_t nr2 = AOT__MIN(AOT_GEMM_NR, nc - jr - AOT_GEMM_NR);
             const aot__pan b1 = aot__pan_at(&bb, jr + AOT_GEMM_NR);
+            /* Prepacked B (weights) comes from memory once per call: the next
+             * pair's panels are prefetched into L2 over this pair's row tiles
+             * (BERT-base's FFN GEMM, weights evicted by the layer's others:
+             * 4.05 -> 3.7 ms; no change with them in cache). */
+            const char* pf =
+                B->packed && jr + 3 * AOT_GEMM_NR < nc ? (const char*)aot__pan_at(&bb, jr + 2 * AOT_GEMM_NR).p : 0;
+            const int64_t pf_step =
+                2 * kc * AOT_GEMM_NR * (int64_t)sizeof(float) / ((mc + AOT_GEMM_MR - 1) / AOT_GEMM_MR);
             for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
               const int64_t mr = AOT__MIN(AOT_GEMM_MR, mc - ir);
+              if (pf) aot__prefetch_l2(pf + ir / AOT_GEMM_MR * pf_step, pf_step);
               const aot__pan a = aot__pan_at(&ab, ir);
               float* c = C + (ic + ir) * c_m + (jc + jr) * c_n;
               aot__direct dr = {0, first, 0, c, c_m, 0, 0, -INFINITY, INFINITY, 0, 0, 0};
