@@ -145,7 +145,7 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
   const int threads = Cpus();
   int run_failures = 0;
   auto phase = [&](int n_threads, int n, std::vector<double>* te, std::vector<double>* tc) -> Status {
-    at::set_num_threads(n_threads);
+    SetEagerThreads(n_threads);
     if (aot_model_set_option(m, "threads", n_threads) != AOT_OK) return Internal(aot_last_error());
     for (int i = 0; i < n; ++i) {
       te->push_back(TimeUs([&] {
@@ -171,7 +171,7 @@ StatusOr<Row> Measure(const std::string& name, std::unique_ptr<Graph> imported, 
   }
   Status st = phase(threads, iters, &te, &tc);
   if (st.ok()) st = phase(1, iters, &te1, &tc1);
-  at::set_num_threads(threads);
+  SetEagerThreads(threads);
   aot_model_free(m);
   AOT_RETURN_IF_ERROR(st);
   if (run_failures) return Internal(std::to_string(run_failures) + " timed runs failed");
@@ -282,7 +282,10 @@ int Main(int argc, char** argv) {
         "all-threads column is pessimistic (chain20: about 2.8 ms here, 1.3 ms in elementwise_bandwidth's "
         "blocks). Two phases of `runs` "
         "alternating rounds each: one "
-        "thread per CPU on both sides (at::set_num_threads and the library's threads option), then one thread. "
+        "thread per CPU on both sides, then one thread (eager: at::set_num_threads and "
+     << (SetEagerThreads(Cpus()) ? "OpenBLAS's openblas_set_num_threads, which the former leaves alone"
+                                 : "not the BLAS's threads: this BLAS has no openblas_set_num_threads")
+     << "; the library: its threads option). "
         "Medians, in ms. `build s`: writing the sources and building libNAME.so and libNAME.a. `memory`: eager's "
         "allocator peak / the compiled arena + outputs. `err / scale`: max |compiled - eager| / max |eager|.\n\n";
   md << "| model | eager is | ops | runs | build s | eager 1T | compiled 1T | speed-up 1T | eager | compiled | "

@@ -318,6 +318,16 @@ def main():
         L += ["![speed-up of the compiled library over eager](speedup.svg)", ""]
 
     L += section_from_report(
+        "Threads: one library on one thread and on all (issue 16)", step(w, "threads"), machine,
+        ["`bench/threads_speedup.py` on the libraries `compiled_vs_eager` just built, in a process without"
+         " LibTorch (whose idle OpenMP workers spin into the library's runs there): rounds alternating one"
+         " thread and one per CPU, each a block of back-to-back runs (at least 20 ms) after one untimed run;"
+         " medians over the rounds, in ms. *bitwise equal*: every output the same on both counts. The small"
+         " transformer layers (`transformer_encoder`, `gpt_block`: d 64, ~25 us) are too short for threads"
+         " to pay; `bert_base_layer` and `gpt2_block` are the same layers at BERT-base / GPT-2 size (d 768,"
+         " 128 tokens)."])
+
+    L += section_from_report(
         "Kernel library vs OpenBLAS (GFLOP/s)", kl, machine,
         ["`codegen/kernels` (built with `-march=native`, as `atenaot compile --march-native` builds models) on the"
          " GEMM shapes of ResNet-50's convolutions (as im2col GEMMs) and a transformer block (128 tokens, d 768,"

@@ -10,6 +10,7 @@
 #      /usr/bin/python3 bench/memory_zoo.py --atenaot bazel-bin/atenaot     (arena vs eager over the model zoo)
 #   3. /usr/bin/python3 bench/trace_models.py TV                         (issue 15's model list: traced, random weights)
 #      bazel run -c opt //bench:compiled_vs_eager -- --model NAME=TV/NAME (latency + memory vs eager, all threads and 1)
+#      /usr/bin/python3 bench/threads_speedup.py ...                     (the same libraries, 1 vs all threads, no LibTorch)
 #      bazel run -c opt //bench:elementwise_bandwidth                   (fused chains vs memcpy, threads)
 #   4. /usr/bin/python3 bench/reinplace_timing.py --sizes 250,500,1000    (pass time vs PyTorch, small sizes)
 #   5. bash tests/embedded/cortex_m_test.sh bazel-bin/atenaot             (Cortex-M4F flash/RAM)
@@ -67,6 +68,13 @@ else
 fi
 run compiled_vs_eager "/usr/bin/python3 bench/trace_models.py TV && bazel run -c opt //bench:compiled_vs_eager --$tv_shown" -- \
   bazel run -c opt //bench:compiled_vs_eager -- --out "$work/compiled_vs_eager.md" "${tv_args[@]}"
+# The same libraries on one thread and on all, without LibTorch in the process.
+th_args=()
+for d in $(sed -n 's/^wrote //p' "$work/torchvision.log"); do
+  m="$(basename "$d")"; th_args+=("$m=/tmp/atenaot_bench_$m:$(ls "$tv/$m"/input_*.npy | paste -sd,)")
+done
+run threads "/usr/bin/python3 bench/threads_speedup.py MODEL=/tmp/atenaot_bench_MODEL:TV/MODEL/input_0.npy (each model above)" -- \
+  "$py" bench/threads_speedup.py --out "$work/threads.md" "${th_args[@]}"
 run kernels "bazel run -c opt //bench/kernels:gemm_bench (via bench/kernels/gemm_table.py)" -- \
   "$py" bench/kernels/gemm_table.py --bench "$work/gemm_bench" --out "$work/kernels.md"
 run elementwise_bandwidth "bazel run -c opt //bench:elementwise_bandwidth" -- \

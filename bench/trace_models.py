@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import model_zoo  # noqa: E402
 
 SPEED_MODELS = ["resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "squeezenet1_1",
-                "googlenet", "densenet121", "transformer_encoder", "gpt_block"]
+                "googlenet", "densenet121", "transformer_encoder", "gpt_block", "bert_base_layer", "gpt2_block"]
 
 
 def main(argv):

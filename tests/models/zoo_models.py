@@ -141,6 +141,14 @@ def _layers():
 
 LAYERS = _layers()
 SMALL = list(LAYERS) + ["mobilenet_v3_small", "shufflenet_v2_x0_5", "squeezenet1_1"]
+# The transformer layers above at the size of BERT-base and GPT-2 small (d 768,
+# 12 heads, 128 tokens): in the speed tables, where the small ones are too
+# short (~25 us) for threads to pay; not in SMALL or the default zoo run.
+BENCH_LAYERS = {
+    "bert_base_layer": (lambda: nn.TransformerEncoderLayer(d_model=768, nhead=12, dim_feedforward=3072,
+                                                           batch_first=True), [_randn(1, 128, 768)], True),
+    "gpt2_block": (lambda: GptBlock(d=768, n_head=12, t_max=128), [_randn(1, 128, 768)], True),
+}
 
 
 def all_torchvision():
@@ -152,8 +160,8 @@ def build(name):
     """(module in eval mode, inputs, grad): grad says whether to trace with
     autograd enabled (False: under no_grad, as inference code usually runs)."""
     torch.manual_seed(SEED)
-    if name in LAYERS:
-        ctor, inputs, grad = LAYERS[name]
+    if name in LAYERS or name in BENCH_LAYERS:
+        ctor, inputs, grad = LAYERS.get(name) or BENCH_LAYERS[name]
         return ctor().eval(), inputs, grad
     import torchvision.models as tvm
     side = 299 if name == "inception_v3" else 224
