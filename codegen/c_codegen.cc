@@ -648,8 +648,10 @@ class CEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::vector<int64_t> outer, xo, yo;
+    // Size-1 dims left out: their index is always 0, and a leading one (a
+    // GPT block's [1, heads, T, T] scores) left nothing for the split.
     for (size_t d = 0; d < rank; ++d)
-      if (d != dim) {
+      if (d != dim && x->meta().sizes[d] != 1) {
         outer.push_back(x->meta().sizes[d]);
         xo.push_back(x->meta().strides[d]);
         yo.push_back(y->meta().strides[d]);
@@ -692,8 +694,7 @@ class CEmitter final : public ElementKernels {
     loops_ << ind << "{\n"
            << ind << "  const float* const xr = " << x << ";\n"
            << ind << "  float* const yr = " << y << ";\n"
-           << ind << "  float m = -INFINITY;\n"
-           << ind << "  " << for_r << "{ const float v = xr[r]; if (v > m) m = v; }\n";
+           << ind << "  const float m = aot__max_f32(xr, " << len << ");\n";
     if (log) {
       loops_ << ind << "  double s = 0;\n"
              << ind << "  " << for_r << "s += (double)aot__expf(xr[r] - m);\n"

@@ -1785,6 +1785,16 @@ std::vector<SuiteProgram> Build() {
                 at::linear(x.transpose(0, 1), in[1], in[2])};
       },
       Randn(348, {{2, 6, 8}, {5, 8}, {5}}));
+  // Softmax rows under size-1 dims (a GPT block's [1, heads, T, T] scores):
+  // the rows split over the first dim that is not 1; rows longer than 16
+  // with a tail (aot__max_f32's lanes), and a strided softmax beside them.
+  add(
+      "softmax_rows_under_unit_dims",
+      [](const Ts& in) -> Ts {
+        const T& x = in[0];  // [1, 6, 1, 37]
+        return {x.softmax(-1), x.log_softmax(-1), x.softmax(1), (x * 40.0).softmax(-1)};
+      },
+      Randn(349, {{1, 6, 1, 37}}));
   return ps;
 }
 
