@@ -455,7 +455,16 @@ class CEmitter final : public ElementKernels {
       }
       for (size_t k = 0; k < group.size(); ++k) {
         AOT_ASSIGN_OR_RETURN(std::string e, Expr(group[k], group[k]->op().Writes() ? running : ""));
-        loops_ << "    for (int64_t j = 0; j < n; ++j) tile[j] = " << e << ";\n";
+        // A float sigmoid or SiLU of the tile itself runs as 16-float blocks
+        // (aot__sigmoid16 / aot__silu16: the scalar functions' bits, AVX-512
+        // where there is one).
+        const char* block = nullptr;
+        if (e == "((float)(aot__sigmoidf(((float)(tile[j])))))") block = "aot__sigmoid16";
+        if (e == "((float)(aot__siluf(((float)(tile[j])))))") block = "aot__silu16";
+        if (block)
+          loops_ << "    AOT__ACT_BLOCKS(tile, n, " << block << ");\n";
+        else
+          loops_ << "    for (int64_t j = 0; j < n; ++j) tile[j] = " << e << ";\n";
         running = "tile[j]";
       }
       loops_ << "    for (int64_t j = 0; j < n; ++j) " << store << " = tile[j];\n  }\n";

@@ -133,10 +133,15 @@ namespace {
 
 // Long elementwise runs over big tensors take the tiled path (2-D broadcast
 // operand, a length that is not a multiple of the tile); it must equal eager.
+// Its sigmoids and SiLU of the tile run as 16-float blocks (3001 = 5 tiles
+// of 512 and 441: a partial block at the end).
 TEST(Compiled, LongElementwiseRunIsTiledAndExact) {
   CppProgram fn = [](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> {
     at::Tensor v = in[0] * 1.5;
-    for (int k = 0; k < 6; ++k) v = at::sigmoid(v + in[0]) - 0.25 * in[1];
+    for (int k = 0; k < 6; ++k) {
+      v = at::sigmoid(v + in[0]) - 0.25 * in[1];
+      if (k == 2) v = at::silu(v * 4.0);
+    }
     return {at::relu(v)};
   };
   at::manual_seed(11);
@@ -148,6 +153,8 @@ TEST(Compiled, LongElementwiseRunIsTiledAndExact) {
   CompiledRun r = CompileAndRun(**g, ins, ::testing::TempDir() + "/compiled_tiled", "-Wall -Wextra -Werror");
   ASSERT_EQ(r.error, "");
   EXPECT_NE(r.source.find("tile[j]"), std::string::npos);
+  EXPECT_NE(r.source.find("AOT__ACT_BLOCKS(tile, n, aot__sigmoid16);"), std::string::npos);
+  EXPECT_NE(r.source.find("AOT__ACT_BLOCKS(tile, n, aot__silu16);"), std::string::npos);
   EXPECT_EQ(CompareTensorLists(expected, r.outputs, "output"), "");
 }
 

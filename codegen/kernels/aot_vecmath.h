@@ -279,4 +279,78 @@ AOT_UNUSED static inline float aot__powf(float x, float y) {
 }
 #endif
 
+/* Sigmoid and SiLU of 16 floats at p. With AVX-512 they are aot__sigmoidf
+ * and aot__siluf step for step, except that 2^n scales through vscalefps (one
+ * instruction, rounding once, as the two half scalings do: no intermediate
+ * can be subnormal), so the bits are the same (kernels_test checks every
+ * 97th pattern) for fewer instructions: EfficientNet-B0's 6.2M SiLUs run in
+ * conv stores (bench/kernels:vecmath_bench, act_row_* rows). Elsewhere, 16
+ * calls that GCC vectorises. Fused elementwise loops take them too, tile
+ * by tile (a 20-op chain's five sigmoids: 2.45 -> 1.78 ms over 1M floats). */
+#if defined(__AVX512F__) && AOT__HAS_FMA
+#include <immintrin.h>
+/* p and n of e^t = p 2^n for t = min(x, -x) clamped at -104 (NaN too). */
+static inline __m512 aot__exp_nonpos16(__m512 x, __m512* n_out) {
+  /* -|x| (sign bit set with AVX512F's integer or; _mm512_or_ps is AVX512DQ) */
+  const __m512 nx = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN)));
+  const __m512 t = _mm512_max_ps(nx, _mm512_set1_ps(-104.0f));
+  const __m512 magic = _mm512_set1_ps(12582912.0f), one = _mm512_set1_ps(1.0f);
+  const __m512 n = _mm512_sub_ps(_mm512_fmadd_ps(t, _mm512_set1_ps(1.44269504088896341f), magic), magic);
+  const __m512 r =
+      _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693359375f), t));
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(p, r, one);
+  *n_out = n;
+  return _mm512_fmadd_ps(p, r, one);
+}
+static inline void aot__sigmoid16(float* c) {
+  const __m512 x = _mm512_loadu_ps(c), one = _mm512_set1_ps(1.0f);
+  __m512 n;
+  const __m512 p = aot__exp_nonpos16(x, &n); /* before n is read */
+  const __m512 e = _mm512_scalef_ps(p, n);
+  const __m512 r = _mm512_div_ps(one, _mm512_add_ps(one, e));
+  const __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+  const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  _mm512_storeu_ps(c, _mm512_mask_mov_ps(_mm512_mask_mul_ps(r, neg, e, r), nan, x));
+}
+static inline void aot__silu16(float* c) {
+  const __m512 x = _mm512_loadu_ps(c), one = _mm512_set1_ps(1.0f);
+  __m512 n;
+  const __m512 p = aot__exp_nonpos16(x, &n);
+  const __m512 e = _mm512_scalef_ps(p, n);
+  const __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+  const __m512 num = _mm512_mask_mov_ps(x, neg, _mm512_scalef_ps(_mm512_mul_ps(x, p), n));
+  const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  _mm512_storeu_ps(c, _mm512_mask_mov_ps(_mm512_div_ps(num, _mm512_add_ps(one, e)), nan, x));
+}
+#else
+static inline void aot__sigmoid16(float* c) {
+  for (int i = 0; i < 16; ++i) c[i] = aot__sigmoidf(c[i]);
+}
+static inline void aot__silu16(float* c) {
+  for (int i = 0; i < 16; ++i) c[i] = aot__siluf(c[i]);
+}
+#endif
+
+/* c[j] = F(c[j]) for j < n, F a 16-float block function, the tail in a
+ * zero-padded block: a scalar sigmoid or SiLU costs about what 16 vector
+ * ones do, and rows of 7 or 28 would otherwise run mostly scalar. */
+#define AOT__ACT_BLOCKS(c, n, F)                            \
+  {                                                         \
+    int64_t j = 0;                                          \
+    for (; j + 16 <= (n); j += 16) F((c) + j);              \
+    if (j < (n)) {                                          \
+      float t_[16];                                         \
+      memset(t_, 0, sizeof(t_));                            \
+      memcpy(t_, (c) + j, sizeof(float) * (size_t)((n)-j)); \
+      F(t_);                                                \
+      memcpy((c) + j, t_, sizeof(float) * (size_t)((n)-j)); \
+    }                                                       \
+  }
+
 #endif /* AOT_VECMATH_H */
