@@ -461,9 +461,10 @@ class CEmitter final : public ElementKernels {
         const char* block = nullptr;
         if (e == "((float)(aot__sigmoidf(((float)(tile[j])))))") block = "aot__sigmoid16";
         if (e == "((float)(aot__siluf(((float)(tile[j])))))") block = "aot__silu16";
-        if (block)
+        if (block) {
           loops_ << "    AOT__ACT_BLOCKS(tile, n, " << block << ");\n";
-        else
+          act_blocks_used_ = true;
+        } else
           loops_ << "    for (int64_t j = 0; j < n; ++j) tile[j] = " << e << ";\n";
         running = "tile[j]";
       }
@@ -1597,6 +1598,7 @@ class CEmitter final : public ElementKernels {
     c << kCCompilerWorkarounds;
     c << "#include \"" << N << ".h\"\n\n#include <math.h>\n#include <stdint.h>\n#include <string.h>\n";
     if (opts_.threads) c << "#include <pthread.h>\n#include <sched.h>\n#include <unistd.h>\n";
+    if (kl_used_ || act_blocks_used_) c << "#define AOT_ACT_BLOCKS_WANTED 1\n";
     c << kCSupportValidation << kCSupportMath << kCpuCheckSource << "\n";
     if (opts_.threads) c << kCThreadsSource << "\n";
     if (kl_used_)
@@ -1721,6 +1723,7 @@ class CEmitter final : public ElementKernels {
   // (single-precision embedded targets keep the small generic kernels).
   bool use_kl_ = false;
   bool kl_used_ = false;
+  bool act_blocks_used_ = false;  // tiled fused loops call aot__sigmoid16 / aot__silu16
   std::unordered_map<const Node*, std::pair<int64_t, int64_t>> scratch_;  // node -> its planned scratch (offset, bytes)
   EpilogueMatch epilogue_;                   // in-place updates the current kernel may run in its store
   std::vector<const Node*> epilogue_group_;  // the elementwise run they come from

@@ -16,6 +16,11 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The epilogues use aot_vecmath.h's 16-float sigmoid and SiLU blocks
+ * (generated files define this before their copy of aot_vecmath.h). */
+#ifndef AOT_ACT_BLOCKS_WANTED
+#define AOT_ACT_BLOCKS_WANTED 1
+#endif
 #include "aot_vecmath.h"
 
 #ifndef AOT_KAPI

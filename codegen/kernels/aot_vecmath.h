@@ -279,6 +279,10 @@ AOT_UNUSED static inline float aot__powf(float x, float y) {
 }
 #endif
 
+/* The 16-float blocks below include <immintrin.h> with AVX-512 (~0.2 s more
+ * a compile): generated files define AOT_ACT_BLOCKS_WANTED only where they use
+ * them (the kernel library's epilogues, tiled fused loops). */
+#if defined(AOT_ACT_BLOCKS_WANTED)
 /* Sigmoid and SiLU of 16 floats at p. With AVX-512 they are aot__sigmoidf
  * and aot__siluf step for step, except that 2^n scales through vscalefps (one
  * instruction, rounding once, as the two half scalings do: no intermediate
@@ -352,5 +356,6 @@ static inline void aot__silu16(float* c) {
       memcpy((c) + j, t_, sizeof(float) * (size_t)((n)-j)); \
     }                                                       \
   }
+#endif /* AOT_ACT_BLOCKS_WANTED */
 
 #endif /* AOT_VECMATH_H */
