@@ -68,21 +68,6 @@ int main(int argc, char** argv) {
 """
 
 
-def cpu_level():
-    """The x86-64 level `atenaot compile` builds for by default here."""
-    flags = set()
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                break
-    if {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"} <= flags:
-        return "x86-64-v4"
-    if {"avx2", "fma", "bmi2"} <= flags:
-        return "x86-64-v3"
-    return "x86-64-v2"
-
-
 # The C ABI's dtypes (c_api/atenaot.h): name -> numpy dtype.
 DTYPES = {"AOT_FLOAT32": np.float32, "AOT_FLOAT64": np.float64, "AOT_INT32": np.int32, "AOT_INT64": np.int64,
           "AOT_BOOL": np.bool_, "AOT_UINT8": np.uint8, "AOT_INT8": np.int8, "AOT_INT16": np.int16}
@@ -125,6 +110,10 @@ def main():
     if r.returncode != 0:
         sys.exit("kernel_profile: atenaot compile failed: " + (r.stderr.strip().split("\n") or [""])[-1])
     sys.stdout.write(r.stdout)
+    flags = re.search(r"compile's C flags here: (.*)\)$", r.stdout.strip(), re.M)
+    if not flags:
+        sys.exit("kernel_profile: atenaot compile --emit-only did not say its C flags: " + r.stdout.strip())
+    build_flags = flags.group(1)
     src = open(os.path.join(work, "m.c")).read()
     body = re.search(r"static int aot__compute\(.*?\{\n(.*?)\n  \(void\)in;", src, re.S)
     calls = re.findall(r"  (aot_k\d+)\(in, out, arena, wts\);", body.group(1))
@@ -153,12 +142,12 @@ def main():
         setup += tensor_setup("out", k, dtype, shape, None)
     with open(os.path.join(work, "prof_main.c"), "w") as f:
         f.write(DRIVER % dict(ni=len(ins), no=len(outs), nk=len(calls), setup=setup))
-    level = cpu_level()
-    subprocess.check_call(["cc", "-std=c11", "-O3", "-fno-math-errno", "-fno-trapping-math", "-march=" + level,
-                           "-w", "-I.", "-o", "prof", "prof.c", "prof_main.c", "m_weights.S", "-lm", "-lpthread"],
-                          cwd=work)
-    print("%s, %d kernels, built -march=%s; %d runs per thread count (fastest kept); work dir %s" % (
-        a.model, len(calls), level, a.reps, work))
+    # The flags `atenaot compile` builds with on this machine (its emit-only line says them), C11 for the timer.
+    cflags = [f for f in build_flags.split() if f not in ("-std=c99", "-fPIC")]
+    subprocess.check_call(["cc", "-std=c11"] + cflags + ["-w", "-I.", "-o", "prof", "prof.c", "prof_main.c",
+                                                         "m_weights.S", "-lm", "-lpthread"], cwd=work)
+    print("%s, %d kernels, built %s; %d runs per thread count (fastest kept); work dir %s" % (
+        a.model, len(calls), " ".join(cflags), a.reps, work))
     for threads in [int(t) for t in a.threads.split(",")]:
         lines = subprocess.check_output(["./prof", str(a.reps), str(threads)], cwd=work, text=True).split("\n")
         whole = float(lines[0].split()[1])

@@ -287,7 +287,16 @@ Status Compile(const CompileOptions& o) {
     progress.Clear();
     std::cout << "compiled " << o.model.path << " -> " << base << ".c ("
               << (o.target.embedded ? "embedded" : "emit-only") << ": sources only; " << gen.kernels
-              << " kernels, arena " << gen.arena_bytes << " bytes, LOAD " << plan.lower_bound_bytes << " bytes)\n";
+              << " kernels, arena " << gen.arena_bytes << " bytes, LOAD " << plan.lower_bound_bytes << " bytes";
+    if (!o.target.embedded) {  // what compile would build them with here (bench/kernel_profile.py reads it)
+      AOT_ASSIGN_OR_RETURN(std::vector<std::string> cpu, CpuFlags(o.march_native  ? "native"
+                                                                  : o.cpu.empty() ? DefaultCpu()
+                                                                                  : o.cpu));
+      std::cout << "; compile's C flags here:";
+      for (const std::vector<std::string>& part : {LibraryCFlags(), cpu})
+        for (const std::string& f : part) std::cout << " " << f;
+    }
+    std::cout << ")\n";
     return Status::Ok();
   }
   BuildOptions bopts;
