@@ -543,10 +543,16 @@ class Conversion(Base):
         g = gm3.graph
         g.output(g.call_function(torch.ops.aten.add.Tensor, (g.get_attr("a"), g.get_attr("b"))))
         gm3.recompile()
-        from atenaot.fx_ir import to_ir
+        from atenaot.fx_ir import _sample_run, to_ir
         text, extra = to_ir(gm3, ())
         self.assertEqual(extra, ["a", "b"])
         self.assertIn("f32[4]@s0, %b: f32[4]+4@s0)", text)
+        # A graph without writes reads its attributes in place (no copy of the weights).
+        values = _sample_run(gm3, ())
+        self.assertEqual([values[n].data_ptr() for n in g.nodes if n.op == "get_attr"],
+                         [gm3.a.data_ptr(), gm3.b.data_ptr()])
+        first = next(n for n in gm.graph.nodes if n.op == "get_attr")  # gm writes: its attributes are copies
+        self.assertNotEqual(_sample_run(gm, (x,))[first].data_ptr(), getattr(gm, first.target).data_ptr())
 
     def test_fast_node_appender(self):
         """from_ir's nodes (_fx_nodes): the probe finds the fast path equal to
