@@ -41,9 +41,12 @@ def name_as_is(used, candidate):
     return not (sep and digits.isdigit()) or digits == "0" or digits[0] != "0"
 
 
+_OTHER = object()  # _frozen's answer for an argument it does not reproduce
+
+
 def _frozen(a, inputs):
     """map_arg(a, lambda x: x) as Node.__init__ stores it (lists as
-    immutable_list), entering the nodes in inputs in map_arg's order; None
+    immutable_list), entering the nodes in inputs in map_arg's order; _OTHER
     where a holds anything but nodes, constants and plain lists/tuples."""
     t = type(a)
     if t is _Node:
@@ -52,14 +55,11 @@ def _frozen(a, inputs):
     if t in LEAF_TYPES:
         return a
     if t is tuple or t is list:
-        out = []
-        for e in a:
-            f = _frozen(e, inputs)
-            if f is None and e is not None:
-                return None
-            out.append(f)
+        out = [_frozen(e, inputs) for e in a]
+        if any(f is _OTHER for f in out):
+            return _OTHER
         return tuple(out) if t is tuple else immutable_list(out)
-    return None
+    return _OTHER
 
 
 def _append_fast(graph, target, args, kwargs, name):
@@ -78,17 +78,14 @@ def _append_fast(graph, target, args, kwargs, name):
         elif t not in LEAF_TYPES:
             inputs = {}
             fargs = _frozen(args, inputs)
-            if fargs is None:
+            if fargs is _OTHER:
                 return None
             break
     fkwargs = immutable_dict()
     if kwargs:
-        items = []
-        for k, v in kwargs.items():
-            f = _frozen(v, inputs)
-            if f is None and v is not None:
-                return None
-            items.append((k, f))
+        items = [(k, _frozen(v, inputs)) for k, v in kwargs.items()]
+        if any(f is _OTHER for _, f in items):
+            return None
         fkwargs = immutable_dict(items)
     n = _Node.__new__(_Node)
     n.graph, n.name, n.op, n.target = graph, name, "call_function", target
