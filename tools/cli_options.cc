@@ -162,7 +162,8 @@ intermediates live in one arena of the planned size.
                    its SASS plus compute_XX PTX for newer GPUs
   --emit-only      write the sources, build nothing (host C: the files of
                    --embedded with host double accumulation, for build
-                   systems such as Bazel's atenaot_library; --target cuda:
+                   systems such as Bazel's atenaot_library, and the C flags
+                   compile would build them with here; --target cuda:
                    without nvcc the sources are written and compile says
                    that it did not build)
   --quiet          no stage display (shown on stderr only when it is a
