@@ -674,9 +674,17 @@ static inline aot__blk aot__packed_blk(const float* p, int64_t kc, int64_t w) {
   return b;
 }
 
+/* The same block from depth k of its panels on. */
+static inline aot__blk aot__blk_at_k(aot__blk b, int64_t k) {
+  b.base.p += k * b.base.sk;
+  if (b.tile) b.tile += k * b.tile_sk;
+  return b;
+}
+
 /* Every element's sum runs the same steps whatever the range and whatever
- * is read in place: K in the same KC blocks, each block's sum from zero in
- * k order in one micro-kernel call, added to what C holds (see aot__micro_k). */
+ * is read in place: K in the same KC blocks (KS steps where M < MR), each
+ * block's sum from zero in k order in one micro-kernel call, added to what C
+ * holds (see aot__micro_k). */
 AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const aot__operand* A, const aot__operand* B,
                                        float* C, int64_t c_m, int64_t c_n, const aot__epilogue* ep, float* scratch,
                                        int64_t m_lo, int64_t m_hi, int64_t n_lo, int64_t n_hi, int packing) {
@@ -697,6 +705,14 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
             pack_b = !B->packed && (B->conv || (packing & AOT_GEMM_PACK_B));
   const int64_t mp = aot__round_up(M, AOT_GEMM_MR), np = aot__round_up(N, AOT_GEMM_NR);
   const int64_t kc_max = AOT__MIN(AOT_GEMM_KC, K);
+  /* Fewer rows than a tile (M < MR: batch-1 linear layers, matrix-vector
+   * products) sum K in steps of AOT_GEMM_KS_FEW, not KC: each output is then
+   * about KS + K / KS roundings deep instead of KC + K / KC (ResNet-18's
+   * classifier, K = 512: 3.4x eager's distance from float64 with KC, see
+   * bench/accuracy.py). Reading B bounds such products; C's extra loads and
+   * stores cost nothing. The step depends on M alone, so every range of a
+   * split call sums in the same order. */
+  const int64_t ks_len = M < AOT_GEMM_MR ? AOT_GEMM_KS_FEW : AOT_GEMM_KC;
   float* sa = scratch;
   float* sb = pack_a ? scratch + aot__round_up(AOT__MIN(AOT_GEMM_MC, M), AOT_GEMM_MR) * kc_max
                      : scratch; /* NULL + 0 is UB in C */
@@ -747,61 +763,67 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
           ab = in;
           if (ab.full < mc) aot__pack_a_block(A->p, A->s0, A->s1, M, ic + ab.full, mc - ab.full, pc, kc, at);
         }
-        for (int64_t jr = 0; jr < nc; jr += AOT_GEMM_NR) {
-          const int64_t nr = AOT__MIN(AOT_GEMM_NR, nc - jr);
-          const aot__pan b0 = aot__pan_at(&bb, jr);
+        for (int64_t ks = 0; ks < kc; ks += ks_len) { /* one step unless M < MR */
+          const int64_t kk = AOT__MIN(ks_len, kc - ks);
+          const int first_s = first && ks == 0, last_s = last && ks + kk >= kc;
+          const aot__blk bs = aot__blk_at_k(bb, ks), as = aot__blk_at_k(ab, ks);
+          for (int64_t jr = 0; jr < nc; jr += AOT_GEMM_NR) {
+            const int64_t nr = AOT__MIN(AOT_GEMM_NR, nc - jr);
+            const aot__pan b0 = aot__pan_at(&bs, jr);
 #ifdef AOT__HAVE_MICRO2
-          if (jr + AOT_GEMM_NR < nc) { /* two panels at once */
-            const int64_t nr2 = AOT__MIN(AOT_GEMM_NR, nc - jr - AOT_GEMM_NR);
-            const aot__pan b1 = aot__pan_at(&bb, jr + AOT_GEMM_NR);
-            /* Prepacked B (weights) comes from memory once per call: the next
-             * pair's panels are prefetched into L2 over this pair's row tiles
-             * (BERT-base's FFN GEMM, weights evicted by the layer's others:
-             * 4.05 -> 3.7 ms; no change with them in cache). */
-            const char* pf =
-                B->packed && jr + 3 * AOT_GEMM_NR < nc ? (const char*)aot__pan_at(&bb, jr + 2 * AOT_GEMM_NR).p : 0;
-            const int64_t pf_step =
-                2 * kc * AOT_GEMM_NR * (int64_t)sizeof(float) / ((mc + AOT_GEMM_MR - 1) / AOT_GEMM_MR);
+            if (jr + AOT_GEMM_NR < nc) { /* two panels at once */
+              const int64_t nr2 = AOT__MIN(AOT_GEMM_NR, nc - jr - AOT_GEMM_NR);
+              const aot__pan b1 = aot__pan_at(&bs, jr + AOT_GEMM_NR);
+              /* Prepacked B (weights) comes from memory once per call: the next
+               * pair's panels are prefetched into L2 over this pair's row tiles
+               * (BERT-base's FFN GEMM, weights evicted by the layer's others:
+               * 4.05 -> 3.7 ms; no change with them in cache). */
+              const char* pf =
+                  B->packed && jr + 3 * AOT_GEMM_NR < nc ? (const char*)aot__pan_at(&bs, jr + 2 * AOT_GEMM_NR).p : 0;
+              const int64_t pf_step =
+                  2 * kk * AOT_GEMM_NR * (int64_t)sizeof(float) / ((mc + AOT_GEMM_MR - 1) / AOT_GEMM_MR);
+              for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
+                const int64_t mr = AOT__MIN(AOT_GEMM_MR, mc - ir);
+                if (pf) aot__prefetch_l2(pf + ir / AOT_GEMM_MR * pf_step, pf_step);
+                const aot__pan a = aot__pan_at(&as, ir);
+                float* c = C + (ic + ir) * c_m + (jc + jr) * c_n;
+                aot__direct dr = {0, first_s, 0, c, c_m, 0, 0, -INFINITY, INFINITY, 0, 0, 0};
+                dr.on = direct_ok && mr == AOT_GEMM_MR && nr2 == AOT_GEMM_NR;
+                if (dr.on && last_s && ep) {
+                  dr.epi = 1;
+                  if (ep->bias) {
+                    dr.bias = ep->bias + (ic + ir) * ep->bias_m;
+                    dr.bias_m = ep->bias_m;
+                  }
+                  if (ep->res) {
+                    dr.res = ep->res + (ic + ir) * ep->res_m + (jc + jr);
+                    dr.res_m = ep->res_m;
+                  }
+                  if (ep->act == AOT_ACT_SIGMOID || ep->act == AOT_ACT_SILU || ep->act == AOT_ACT_HARDSWISH)
+                    dr.post = ep;
+                  if (ep->act == AOT_ACT_RELU) dr.lo = 0.f;
+                  if (ep->act == AOT_ACT_CLAMP) {
+                    dr.lo = ep->lo;
+                    dr.hi = ep->hi;
+                  }
+                }
+                aot__micro2(kk, a.p, a.sr, a.sk, b0.p, b0.sk, b1.p, b1.sk, t0, t1, &dr);
+                if (dr.on) continue;
+                aot__store_tile(t0, mr, nr, c, c_m, c_n, first_s, last_s, ep, ic + ir, jc + jr);
+                aot__store_tile(t1, mr, nr2, c + AOT_GEMM_NR * c_n, c_m, c_n, first_s, last_s, ep, ic + ir,
+                                jc + jr + AOT_GEMM_NR);
+              }
+              jr += AOT_GEMM_NR;
+              continue;
+            }
+#endif
             for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
               const int64_t mr = AOT__MIN(AOT_GEMM_MR, mc - ir);
-              if (pf) aot__prefetch_l2(pf + ir / AOT_GEMM_MR * pf_step, pf_step);
-              const aot__pan a = aot__pan_at(&ab, ir);
-              float* c = C + (ic + ir) * c_m + (jc + jr) * c_n;
-              aot__direct dr = {0, first, 0, c, c_m, 0, 0, -INFINITY, INFINITY, 0, 0, 0};
-              dr.on = direct_ok && mr == AOT_GEMM_MR && nr2 == AOT_GEMM_NR;
-              if (dr.on && last && ep) {
-                dr.epi = 1;
-                if (ep->bias) {
-                  dr.bias = ep->bias + (ic + ir) * ep->bias_m;
-                  dr.bias_m = ep->bias_m;
-                }
-                if (ep->res) {
-                  dr.res = ep->res + (ic + ir) * ep->res_m + (jc + jr);
-                  dr.res_m = ep->res_m;
-                }
-                if (ep->act == AOT_ACT_SIGMOID || ep->act == AOT_ACT_SILU || ep->act == AOT_ACT_HARDSWISH) dr.post = ep;
-                if (ep->act == AOT_ACT_RELU) dr.lo = 0.f;
-                if (ep->act == AOT_ACT_CLAMP) {
-                  dr.lo = ep->lo;
-                  dr.hi = ep->hi;
-                }
-              }
-              aot__micro2(kc, a.p, a.sr, a.sk, b0.p, b0.sk, b1.p, b1.sk, t0, t1, &dr);
-              if (dr.on) continue;
-              aot__store_tile(t0, mr, nr, c, c_m, c_n, first, last, ep, ic + ir, jc + jr);
-              aot__store_tile(t1, mr, nr2, c + AOT_GEMM_NR * c_n, c_m, c_n, first, last, ep, ic + ir,
-                              jc + jr + AOT_GEMM_NR);
+              const aot__pan a = aot__pan_at(&as, ir);
+              aot__micro(kk, a.p, a.sr, a.sk, b0.p, b0.sk, t0);
+              aot__store_tile(t0, mr, nr, C + (ic + ir) * c_m + (jc + jr) * c_n, c_m, c_n, first_s, last_s, ep, ic + ir,
+                              jc + jr);
             }
-            jr += AOT_GEMM_NR;
-            continue;
-          }
-#endif
-          for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
-            const int64_t mr = AOT__MIN(AOT_GEMM_MR, mc - ir);
-            const aot__pan a = aot__pan_at(&ab, ir);
-            aot__micro(kc, a.p, a.sr, a.sk, b0.p, b0.sk, t0);
-            aot__store_tile(t0, mr, nr, C + (ic + ir) * c_m + (jc + jr) * c_n, c_m, c_n, first, last, ep, ic + ir,
-                            jc + jr);
           }
         }
       }

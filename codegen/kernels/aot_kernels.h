@@ -37,6 +37,7 @@ extern "C" {
 #define AOT_GEMM_MR 8
 #define AOT_GEMM_NR 16
 #define AOT_GEMM_KC 256
+#define AOT_GEMM_KS_FEW 32 /* K step for M < MR (aot_gemm.c) */
 #define AOT_GEMM_MC 128
 #define AOT_GEMM_NC 512
 

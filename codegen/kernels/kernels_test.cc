@@ -95,6 +95,22 @@ void ExpectGemm(int64_t M, int64_t N, int64_t K, const float* a, int64_t a_m, in
   ExpectNear(got, want, scale, what);
 }
 
+// aot__sgemm of A and a row-major B [K, N] (prepacked first with b_packed)
+// into c, with the scratch the call asks for.
+void CallSgemm(int64_t M, int64_t N, int64_t K, const aot__operand& A, const std::vector<float>& b, bool b_packed,
+               float* c, int64_t c_m, int64_t c_n, const aot__epilogue* ep) {
+  std::vector<float> pb;
+  aot__operand B = {b.data(), N, 1, 0, nullptr};
+  if (b_packed) {
+    pb.resize(static_cast<size_t>(aot__sgemm_packed_b_floats(K, N)));
+    aot__sgemm_pack_b(K, N, b.data(), N, 1, pb.data());
+    B = {pb.data(), 0, 0, 1, nullptr};
+  }
+  std::vector<float> scratch(
+      static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, aot__sgemm_packing(M, N, K, &A, &B))) + 16);
+  aot__sgemm(M, N, K, &A, &B, c, c_m, c_n, ep, scratch.data());
+}
+
 struct GemmCase {
   int64_t M, N, K;
   bool a_packed, b_packed, a_trans, c_trans;
@@ -127,22 +143,15 @@ void RunGemm(const GemmCase& t) {
     ep.res_m = N;
     ep.res_n = 1;
   }
-  std::vector<float> pa, pb;
-  aot__operand A = {a.data(), a_m, a_k, 0, nullptr}, B = {b.data(), N, 1, 0, nullptr};
+  std::vector<float> pa;
+  aot__operand A = {a.data(), a_m, a_k, 0, nullptr};
   if (t.a_packed) {
     pa.resize(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
     aot__sgemm_pack_a(M, K, a.data(), a_m, a_k, pa.data());
     A = {pa.data(), 0, 0, 1, nullptr};
   }
-  if (t.b_packed) {
-    pb.resize(static_cast<size_t>(aot__sgemm_packed_b_floats(K, N)));
-    aot__sgemm_pack_b(K, N, b.data(), N, 1, pb.data());
-    B = {pb.data(), 0, 0, 1, nullptr};
-  }
-  std::vector<float> scratch(
-      static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, aot__sgemm_packing(M, N, K, &A, &B))) + 16);
   std::vector<float> c(static_cast<size_t>(M * N), NAN);
-  aot__sgemm(M, N, K, &A, &B, c.data(), c_m, c_n, &ep, scratch.data());
+  CallSgemm(M, N, K, A, b, t.b_packed, c.data(), c_m, c_n, &ep);
   ExpectGemm(M, N, K, a.data(), a_m, a_k, b.data(), N, &ep, c.data(), c_m, c_n,
              "gemm " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K));
 }
@@ -224,6 +233,26 @@ TEST(ActRow, BlocksEqualTheElementFunctionOverTheFloats) {
 TEST(Sgemm, EmptySumIsTheEpilogueOfZero) {
   REQUIRE_ISA();
   RunGemm({5, 6, 0, false, false, false, false, AOT_ACT_RELU, true, true});
+}
+
+// Fewer rows than a tile (batch-1 linear layers) sum K in steps of
+// AOT_GEMM_KS_FEW, each from zero: products 1, then 2^-24 (half an ulp of 1,
+// lost when added to 1 one at a time) survive outside the first step. With
+// KC-deep sums alone the first 256 would be lost, not 32.
+TEST(Sgemm, FewRowsSumKInShortSteps) {
+  REQUIRE_ISA();
+  const int64_t K = 2 * AOT_GEMM_KC + 40, N = 40;
+  ASSERT_EQ(K % AOT_GEMM_KS_FEW, 8);  // a short last step too
+  for (int64_t M : {int64_t{1}, int64_t{AOT_GEMM_MR - 1}})
+    for (bool b_packed : {false, true}) {
+      std::vector<float> a(static_cast<size_t>(M * K), 1.f), b(static_cast<size_t>(K * N), std::ldexp(1.f, -24));
+      for (int64_t n = 0; n < N; ++n) b[n] = 1.f;  // row k = 0
+      std::vector<float> c(static_cast<size_t>(M * N), NAN);
+      CallSgemm(M, N, K, {a.data(), K, 1, 0, nullptr}, b, b_packed, c.data(), N, 1, nullptr);
+      const float want = 1.f + std::ldexp(static_cast<float>(K - AOT_GEMM_KS_FEW), -24);  // exact in float
+      for (size_t i = 0; i < c.size(); ++i)
+        ASSERT_EQ(c[i], want) << "M " << M << (b_packed ? " packed B" : "") << ", element " << i;
+    }
 }
 
 // Threads split a GEMM into row or column ranges (multiples of MR rows, 2*NR
