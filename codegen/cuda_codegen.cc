@@ -94,16 +94,15 @@ BlasOperand BlasView(int64_t R, int64_t C, int64_t s0, int64_t s1) {
 
 class CudaEmitter final : public ElementKernels {
  public:
-  CudaEmitter(const Graph& g, const MemoryPlan& plan, const CudaCodegenOptions& opts)
-      : g_(g), plan_(plan), opts_(opts) {}
+  CudaEmitter(const Graph& g, const MemoryPlan& plan, const KernelPlan& kernels, const CudaCodegenOptions& opts)
+      : g_(g), plan_(plan), opts_(opts), fused_(kernels.fused), kernel_steps_(kernels.steps) {}
 
   StatusOr<GeneratedCuda> Run() {
     AOT_RETURN_IF_ERROR(CheckModelName(opts_.name));
     if (opts_.block_size < 32 || opts_.block_size > 1024 || opts_.block_size % 32 != 0)
       return InvalidArgument("block size must be a multiple of 32 in [32, 1024]");
-    fused_ = FusedAwayValues(g_);
     AOT_RETURN_IF_ERROR(Locate());
-    for (const KernelStep& k : KernelSchedule(g_, fused_)) {
+    for (const KernelStep& k : kernel_steps_) {
       Status s = k.target ? EmitElementwise(k.nodes, k.target) : EmitKernel(k.nodes[0]);
       if (!s.ok()) unsupported_.push_back(NodeText(k.nodes[0]) + ": " + s.message());
     }
@@ -1244,7 +1243,8 @@ class CudaEmitter final : public ElementKernels {
   const Graph& g_;
   const MemoryPlan& plan_;
   CudaCodegenOptions opts_;
-  std::unordered_set<const Value*> fused_;
+  const std::unordered_set<const Value*>& fused_;  // the plan's fusion (KernelPlan)
+  const std::vector<KernelStep>& kernel_steps_;
   std::unordered_map<int64_t, std::string> loc_;
   std::unordered_map<int64_t, const Value*> pending_weights_;
   std::unordered_map<int64_t, int64_t> output_home_;  // storage -> the output buffer it was planned into
@@ -1272,8 +1272,9 @@ class CudaEmitter final : public ElementKernels {
 
 }  // namespace
 
-StatusOr<GeneratedCuda> GenerateCuda(const Graph& g, const MemoryPlan& plan, const CudaCodegenOptions& opts) {
-  return CudaEmitter(g, plan, opts).Run();
+StatusOr<GeneratedCuda> GenerateCuda(const Graph& g, const MemoryPlan& plan, const KernelPlan& kernels,
+                                     const CudaCodegenOptions& opts) {
+  return CudaEmitter(g, plan, kernels, opts).Run();
 }
 
 }  // namespace atenaot

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/kernel_schedule.h"
 #include "ir/graph.h"
 #include "ir/status.h"
 #include "plan/memory_plan.h"
@@ -44,6 +45,7 @@ struct GeneratedCuda {
 };
 
 // Fails listing every op it cannot compile, with the node of each.
-StatusOr<GeneratedCuda> GenerateCuda(const Graph& g, const MemoryPlan& plan, const CudaCodegenOptions& opts);
+StatusOr<GeneratedCuda> GenerateCuda(const Graph& g, const MemoryPlan& plan, const KernelPlan& kernels,
+                                     const CudaCodegenOptions& opts);
 
 }  // namespace atenaot

@@ -10,7 +10,7 @@
 #include <optional>
 #include <unordered_set>
 
-#include "codegen/c_codegen.h"
+#include "codegen/codegen_options.h"
 #include "codegen/kernel_util.h"
 #include "ir/graph.h"
 #include "plan/buffers.h"

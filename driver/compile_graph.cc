@@ -29,7 +29,7 @@ auto Timed(const PipelineOptions& popts, const char* what, F&& body) {
 StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                     const std::string& algorithm, const PipelineOptions& popts, int64_t alignment,
                                     bool schedule, const CodegenOptions& kernels,
-                                    std::unordered_set<const Node*>* im2col_convs) {
+                                    std::unordered_set<const Node*>* im2col_convs, KernelPlan* kernel_plan) {
   // The reinplaced stage, then decompose: registry passes, each timed, verified and checked.
   std::vector<std::string> names = PassesForStage(Stage::kReinplaced);
   names.push_back("decompose");
@@ -131,6 +131,7 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
     plan.unscheduled_live = std::move(before_live);
     plan.schedule = stats;
   }
+  if (kernel_plan) *kernel_plan = MakeKernelPlan(g, std::move(fused));  // the emitters' kernels, decided here once
   return plan;
 }
 
@@ -139,9 +140,10 @@ StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::fu
                                      const PipelineOptions& popts, bool schedule) {
   CompiledGraph out;
   CodegenOptions o = copts;  // with the convolutions the plan kept on im2col GEMM
-  AOT_ASSIGN_OR_RETURN(out.plan,
-                       PlanForCodegen(g, ops, annotate, algorithm, popts, 64, schedule, copts, &o.im2col_convs));
-  AOT_ASSIGN_OR_RETURN(out.c, GenerateC(g, out.plan, o));
+  KernelPlan kernels;
+  AOT_ASSIGN_OR_RETURN(
+      out.plan, PlanForCodegen(g, ops, annotate, algorithm, popts, 64, schedule, copts, &o.im2col_convs, &kernels));
+  AOT_ASSIGN_OR_RETURN(out.c, GenerateC(g, out.plan, kernels, o));
   return out;
 }
 
@@ -152,8 +154,10 @@ StatusOr<CompiledGraphCuda> CompileGraphCuda(Graph& g, const OpTable& ops,
   CompiledGraphCuda out;
   CodegenOptions no_scratch;  // cuBLAS and the fused CUDA kernels need no planned scratch
   no_scratch.kernel_library = false;
-  AOT_ASSIGN_OR_RETURN(out.plan, PlanForCodegen(g, ops, annotate, algorithm, popts, 64, schedule, no_scratch));
-  AOT_ASSIGN_OR_RETURN(out.cuda, GenerateCuda(g, out.plan, copts));
+  KernelPlan kernels;
+  AOT_ASSIGN_OR_RETURN(out.plan,
+                       PlanForCodegen(g, ops, annotate, algorithm, popts, 64, schedule, no_scratch, nullptr, &kernels));
+  AOT_ASSIGN_OR_RETURN(out.cuda, GenerateCuda(g, out.plan, kernels, copts));
   return out;
 }
 

@@ -29,12 +29,15 @@ struct CompiledGraph {
 // kernel scratch planned is what the C backend with `kernels` needs
 // (KernelScratchBytes; none with kernel_library off, as for CUDA), less the
 // Winograd convolutions it keeps on im2col GEMM because their scratch raised
-// the peak: returned in *im2col_convs, for GenerateC's options.
+// the peak: returned in *im2col_convs, for GenerateC's options. The fusion the
+// plan was made for and the kernels it leaves go to *kernel_plan, for the
+// emitter (GenerateC or GenerateCuda).
 StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                     const std::string& algorithm = "best", const PipelineOptions& popts = {},
                                     int64_t alignment = 64, bool schedule = true,
                                     const CodegenOptions& kernels = CodegenOptions(),
-                                    std::unordered_set<const Node*>* im2col_convs = nullptr);
+                                    std::unordered_set<const Node*>* im2col_convs = nullptr,
+                                    KernelPlan* kernel_plan = nullptr);
 
 StatusOr<CompiledGraph> CompileGraph(Graph& g, const OpTable& ops, const std::function<Status(Graph&)>& annotate,
                                      const CodegenOptions& copts, const std::string& algorithm = "best",

@@ -61,13 +61,14 @@ Planned Plan(const std::string& ir) {
   CodegenOptions copts;
   copts.name = "m";
   auto none = [](Graph&) { return Status::Ok(); };  // the IR's types are complete
-  auto plan = PlanForCodegen(*p.g, SnapshotOpTable(), none, "best", popts, 64, true, copts, &p.im2col);
+  KernelPlan kernels;
+  auto plan = PlanForCodegen(*p.g, SnapshotOpTable(), none, "best", popts, 64, true, copts, &p.im2col, &kernels);
   EXPECT_TRUE(plan.ok()) << plan.status().ToString();
   if (!plan.ok()) return p;
   p.plan = std::move(*plan);
   p.timing = timing.str();
   copts.im2col_convs = p.im2col;
-  auto c = GenerateC(*p.g, p.plan, copts);
+  auto c = GenerateC(*p.g, p.plan, kernels, copts);
   EXPECT_TRUE(c.ok()) << c.status().ToString();
   if (c.ok()) p.source = c->source;
   return p;
