@@ -37,6 +37,12 @@ struct CodegenOptions {
   // 3x3 convolutions Winograd's rule picks but that stay on im2col GEMM:
   // PlanForCodegen refuses Winograd where its scratch raised the plan's peak.
   std::unordered_set<const Node*> im2col_convs;
+  // Winograd's output tile m for the convolutions its rule takes: F(2x2,
+  // 3x3) (the default: models within 1.1x of eager's error from float64,
+  // layers 1.0-1.2x im2col GEMM's speed), F(4x4, 3x3) (4: ~1.5x im2col's
+  // speed on ResNet's 3x3 layers, but a layer's error up to ~35x eager's and
+  // ResNet-18's logits 2.8x; bench/accuracy.py), or 0: im2col GEMM only.
+  int winograd = 2;
   std::string source_note;  // e.g. the model path, for the file banner
 };
 

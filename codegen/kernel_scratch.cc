@@ -39,20 +39,23 @@ void ChooseSplit(LibraryGemm& lg, const CodegenOptions& o, int64_t a_s0, int64_t
   lg.parts = static_cast<int>(std::max<int64_t>(1, std::min(parts, lg.split_n ? cols : rows)));
 }
 
-// Winograd F(4x4, 3x3) for 3x3 stride-1 convolutions where it measured
-// faster than im2col GEMM (bench/kernels gemm_bench's AotWinograd rows, and
-// ResNet-18 layer by layer): at least 64 input and 32 output channels (fewer
-// leave the transforms unamortised) on maps at least 28 wide and high (on
-// 14 x 14 even F(2x2, 3x3) ran slower inside ResNet-18, and on 7 x 7 the
-// tiles overhang and the GEMMs are narrow). Its scratch (about 1 MB a slot)
-// is split over at most 2 threads: more slots would raise the arena more
-// than a 2-core machine gains.
+// Winograd F(m x m, 3x3), m = o.winograd (2 by default: F(4x4)'s error from
+// float64 was up to 35x eager's on a layer; 4; else none), for 3x3 stride-1
+// convolutions where F(4x4) measured faster than im2col GEMM (bench/kernels
+// gemm_bench's AotWinograd rows, and ResNet-18 layer by layer) and F(2x2)
+// 1.0-1.2x: at least 64 input and 32 output channels (fewer leave the
+// transforms unamortised) on maps at least 28 wide and high (on 14 x 14 even
+// F(2x2, 3x3) ran slower inside ResNet-18, and on 7 x 7 the tiles overhang
+// and the GEMMs are narrow). Its scratch (about 1 MB a slot) is split over at
+// most 2 threads: more slots would raise the arena more than a 2-core machine
+// gains.
 bool ChooseWinograd(LibraryGemm& lg, const CodegenOptions& o, const Node* n, const Conv2dArgs& ca,
                     const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, const std::vector<int64_t>& ys) {
-  if (o.im2col_convs.count(n) || ca.groups != 1 || ws[2] != 3 || ws[3] != 3 || ca.stride[0] != 1 || ca.stride[1] != 1 ||
-      ca.dil[0] != 1 || ca.dil[1] != 1 || ws[1] < 64 || ws[0] < 32 || ys[2] < 28 || ys[3] < 28)
+  if ((o.winograd != 2 && o.winograd != 4) || o.im2col_convs.count(n) || ca.groups != 1 || ws[2] != 3 || ws[3] != 3 ||
+      ca.stride[0] != 1 || ca.stride[1] != 1 || ca.dil[0] != 1 || ca.dil[1] != 1 || ws[1] < 64 || ws[0] < 32 ||
+      ys[2] < 28 || ys[3] < 28)
     return false;
-  lg.winograd = 4;
+  lg.winograd = o.winograd;
   const aot__conv_geom g = {xs[1], xs[2], xs[3], 3, 3, 1, 1, ca.pad[0], ca.pad[1], 1, 1, ys[2], ys[3]};
   lg.wino_blocks = aot__wino_blocks(lg.winograd, &g, lg.M);
   lg.slot_floats = aot__wino_scratch_floats(lg.winograd, &g, lg.M);

@@ -29,8 +29,8 @@ std::string ConvGraph(const std::string& inputs, const std::string& extra, const
 
 // The comment on a Winograd convolution's transformed filters in the C
 // source (the kernel library's text is in every source, so its function
-// names are not).
-constexpr char kWinogradFilters[] = "as Winograd F(4x4, 3x3) filters";
+// names are not); the default tile is F(2x2, 3x3).
+constexpr char kWinogradFilters[] = "as Winograd F(";
 
 struct Planned {
   std::unique_ptr<Graph> g;
@@ -40,7 +40,7 @@ struct Planned {
   std::string source;
 };
 
-Planned Plan(const std::string& ir) {
+Planned Plan(const std::string& ir, int winograd = 2) {
   Planned p;
   auto g = ParseGraph(ir, SnapshotOpTable());
   EXPECT_TRUE(g.ok()) << g.status().ToString();
@@ -60,6 +60,7 @@ Planned Plan(const std::string& ir) {
   popts.timing = &timing;
   CodegenOptions copts;
   copts.name = "m";
+  copts.winograd = winograd;
   auto none = [](Graph&) { return Status::Ok(); };  // the IR's types are complete
   KernelPlan kernels;
   auto plan = PlanForCodegen(*p.g, SnapshotOpTable(), none, "best", popts, 64, true, copts, &p.im2col, &kernels);
@@ -97,6 +98,25 @@ TEST(WinogradRefusal, ConvolutionUnderAHigherPeakKeepsWinograd) {
   EXPECT_TRUE(p.im2col.empty());
   EXPECT_NE(p.timing.find("winograd: 0 convolution(s) kept on im2col GEMM"), std::string::npos) << p.timing;
   EXPECT_NE(p.source.find(kWinogradFilters), std::string::npos);
+}
+
+// `compile --winograd 2|4|off`: the same convolution, under the same higher
+// peak, as F(2x2, 3x3), F(4x4, 3x3) or on im2col GEMM (no Winograd at all).
+TEST(WinogradOption, TwoTakesF2x2FourF4x4AndZeroNone) {
+  const std::string ir = ConvGraph(", %y: f32[4,1024,1024]@s4",
+                                   "  %a = aten::mul.Scalar(%y, 2.0) : f32[4,1024,1024]@s5\n"
+                                   "  %s = aten::sum(%a) : f32[]@s7\n",
+                                   "(%r, %s)");
+  Planned two = Plan(ir, 2);
+  EXPECT_NE(two.source.find("as Winograd F(2x2, 3x3) filters"), std::string::npos);
+  EXPECT_EQ(two.source.find("as Winograd F(4x4, 3x3) filters"), std::string::npos);
+  Planned four = Plan(ir, 4);
+  EXPECT_NE(four.source.find("as Winograd F(4x4, 3x3) filters"), std::string::npos);
+  EXPECT_EQ(four.source.find("as Winograd F(2x2, 3x3) filters"), std::string::npos);
+  Planned off = Plan(ir, 0);
+  EXPECT_TRUE(off.im2col.empty());  // nothing to refuse: Winograd was never chosen
+  EXPECT_EQ(off.source.find("as Winograd F("), std::string::npos);
+  EXPECT_NE(off.source.find("aot__sgemm_mt(32, 3136, 576, "), std::string::npos);
 }
 
 }  // namespace

@@ -86,40 +86,47 @@ TEST(ThreadsBitwise, ConvSplitByRows) {
   EXPECT_EQ(CompareTensorLists(expected, r.outputs, "output"), "");
 }
 
-// Winograd F(4x4, 3x3) convolutions (64 channels in, maps 28 and more wide:
-// codegen/kernel_scratch.cc's rule), two images, with a bias (the first) or
+// Winograd convolutions, F(2x2, 3x3) (the default) and F(4x4, 3x3)
+// (`--winograd 4`), 64 channels in, maps 28 and more wide
+// (codegen/kernel_scratch.cc's rule), two images, with a bias (the first) or
 // a residual add and relu (the second) in the store; the one Winograd keeps
 // splits by blocks of tile rows; against eager.
 TEST(ThreadsBitwise, WinogradSplitByTileRows) {
   at::manual_seed(7);
   const at::Tensor w1 = at::randn({48, 64, 3, 3}) * 0.05, b1 = at::randn({48}), w2 = at::randn({64, 64, 3, 3}) * 0.05;
+  // t (7 MB, live across both) raises the peak: without it F(2x2)'s larger
+  // scratch is refused for both convolutions.
   CppProgram fn = [w1, b1, w2](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> {
+    const at::Tensor t = at::exp(at::cat(std::vector<at::Tensor>(16, in[0]), 1));
     const at::Tensor a = at::relu(at::conv2d(in[0], w1, b1, {1, 1}, {1, 1}));
-    return {at::relu(
-        at::conv2d(at::cat({a, a.slice(1, 0, 16)}, 1), w2, at::Tensor(), at::IntArrayRef{1, 1}, at::IntArrayRef{0, 2}) +
-        in[1])};
+    return {at::relu(at::conv2d(at::cat({a, a.slice(1, 0, 16)}, 1), w2, at::Tensor(), at::IntArrayRef{1, 1},
+                                at::IntArrayRef{0, 2}) +
+                     in[1]) +
+            t.mean()};
   };
-  std::vector<at::Tensor> inputs = {at::randn({2, 64, 30, 29}), at::randn({2, 64, 28, 31})};
-  auto g = TraceCpp(fn, inputs, LiveOpTable());
-  ASSERT_TRUE(g.ok()) << g.status().ToString();
-  const std::vector<at::Tensor> expected = fn(inputs);
-  CompiledRun r =
-      CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_winograd", "-Wall -Wextra -Werror", false, {1, 2, 3});
-  ASSERT_EQ(r.error, "");
-  size_t calls = 0;
-  for (size_t at = r.source.find("aot__wino_mt(4, &geom"); at != std::string::npos;
-       at = r.source.find("aot__wino_mt(4, &geom", at + 1))
-    ++calls;
-  // PlanForCodegen keeps a convolution on im2col GEMM where Winograd's
-  // scratch raised the peak (one of the two here): one call.
-  EXPECT_EQ(calls, 1u) << "one convolution should run as Winograd F(4x4, 3x3), split over threads";
-  ExpectRunsBitwiseEqual(r);
-  // Winograd F(4x4, 3x3) rounds differently from eager's direct sums: bound
-  // the error by the output's scale (kernels_test bounds it per element).
-  ASSERT_EQ(r.outputs.size(), 1u);
-  const double scale = expected[0].abs().max().item<double>(),
-               err = (r.outputs[0] - expected[0]).abs().max().item<double>();
-  EXPECT_LE(err, 2e-5 * scale) << "max |compiled - eager| " << err << " over max |eager| " << scale;
+  for (int m : {2, 4}) {
+    SCOPED_TRACE("F(" + std::to_string(m) + "x" + std::to_string(m) + ", 3x3)");
+    std::vector<at::Tensor> inputs = {at::randn({2, 64, 30, 29}), at::randn({2, 64, 28, 31})};
+    auto g = TraceCpp(fn, inputs, LiveOpTable());
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    const std::vector<at::Tensor> expected = fn(inputs);
+    CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_winograd" + std::to_string(m),
+                                  "-Wall -Wextra -Werror", false, {1, 2, 3}, m);
+    ASSERT_EQ(r.error, "");
+    const std::string call = "aot__wino_mt(" + std::to_string(m) + ", &geom";
+    size_t calls = 0;
+    for (size_t at = r.source.find(call); at != std::string::npos; at = r.source.find(call, at + 1)) ++calls;
+    // PlanForCodegen keeps a convolution on im2col GEMM where Winograd's
+    // scratch raised the peak (one of the two here): one call.
+    EXPECT_EQ(calls, 1u) << "one convolution should run as Winograd, split over threads";
+    ExpectRunsBitwiseEqual(r);
+    // Winograd rounds differently from eager's direct sums: bound the error
+    // by the output's scale (kernels_test bounds it per element).
+    ASSERT_EQ(r.outputs.size(), 1u);
+    const double scale = expected[0].abs().max().item<double>(),
+                 err = (r.outputs[0] - expected[0]).abs().max().item<double>();
+    EXPECT_LE(err, (m == 2 ? 2e-6 : 2e-5) * scale) << "max |compiled - eager| " << err << " over max |eager| " << scale;
+  }
 }
 
 // Depthwise convolutions (3x3 and 5x5, stride 1 and 2, two images) split

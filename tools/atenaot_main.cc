@@ -195,6 +195,7 @@ Status Plan(const PlanOptions& o) {
   kernels.float_accumulation = o.target.embedded;
   kernels.threads = !o.target.embedded;
   kernels.kernel_library = o.target.target != "cuda";
+  kernels.winograd = o.target.winograd;
   AOT_ASSIGN_OR_RETURN(MemoryPlan plan, PlanForCodegen(
                                             *g, ops, [&](Graph& gg) { return AnnotateFromArrays(gg, inputs); }, o.algo,
                                             popts, o.align, o.schedule, kernels));
@@ -270,6 +271,7 @@ Status Compile(const CompileOptions& o) {
   copts.weights_as_c_arrays = o.weights_mode == "c";
   copts.float_accumulation = o.target.embedded;  // single-precision FPUs: no soft-double routines
   copts.threads = !o.target.embedded;            // firmware: no thread code
+  copts.winograd = o.target.winograd;
   copts.source_note = o.model.path;
   PipelineOptions popts;
   popts.timing = o.model.time_passes ? &std::cerr : progress.timing();

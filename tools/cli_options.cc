@@ -73,7 +73,7 @@ DIR/input_K.npy for each input after the run, so input mutations are visible.
 
 const char kPlanHelp[] = R"(usage: atenaot plan MODEL --inputs F.npy... [--algo NAME|best] [--align BYTES]
                     [--schedule memory|none] [--json FILE] [--svg FILE] [--time-passes] [--quiet]
-                    [--embedded] [--target cpu|cuda]
+                    [--embedded] [--target cpu|cuda] [--winograd 2|4|off]
 
 Reinplaces MODEL, runs it once on the inputs to learn exact layouts and which
 results share memory, and places every intermediate buffer in one arena, as
@@ -110,6 +110,7 @@ Every plan is checked for overlaps before it is reported.
                   terminal: stage and elapsed time, one line, cleared)
   --embedded      plan the kernel scratch of `compile --embedded` (float
                   accumulation, no threads)
+  --winograd M    plan the kernel scratch of `compile --winograd M`
   --target T      cpu (default) or cuda: plan for `compile --target T` (the
                   CUDA kernels need no kernel scratch)
 )";
@@ -118,7 +119,7 @@ const char kCompileHelp[] =
     R"(usage: atenaot compile MODEL --inputs F.npy... -o DIR [--name NAME] [--weights embed|file|c]
                        [--algo NAME] [--schedule memory|none] [--cpu NAME] [--embedded]
                        [--target cpu|cuda] [--cuda-arch sm_XX] [--emit-only] [--quiet]
-                       [--march-native] [--time-passes]
+                       [--march-native] [--winograd 2|4|off] [--time-passes]
 
 Compiles MODEL for the shapes and dtypes of the sample inputs into DIR:
   NAME.c, NAME.h        readable C99: one function per fused kernel
@@ -145,6 +146,12 @@ intermediates live in one arena of the planned size.
                    speed; libraries check the CPU at open and fail with
                    AOT_ERR_UNSUPPORTED_CPU, never SIGILL, on older ones)
   --march-native   the same as --cpu native
+  --winograd M     2 (default), 4 or off: the 3x3 stride-1 convolutions
+                   with 64+ input channels on maps 28+ wide as Winograd
+                   F(2x2, 3x3) (error from float64 as eager's; 1.0-1.2x
+                   im2col GEMM's speed), F(4x4, 3x3) (~1.5x; a layer's
+                   error up to ~35x eager's, ResNet-18's logits 2.8x) or
+                   im2col GEMM only (bench/accuracy.py)
   --embedded       write only the sources (NAME.c, NAME.h, atenaot.h,
                    atenaot_model.h and the weights files) and build nothing:
                    for cross-compiling into firmware, which calls NAME_run
@@ -257,6 +264,12 @@ Status StoreTarget(std::string& target, const std::string& v) {
   return Status::Ok();
 }
 
+Status StoreWinograd(int& m, const std::string& v) {
+  if (v != "2" && v != "4" && v != "off") return InvalidArgument("--winograd must be 2, 4 or off, got '" + v + "'");
+  m = v == "off" ? 0 : std::stoi(v);
+  return Status::Ok();
+}
+
 Status StoreAlgo(std::string& algo, const std::string& v) {
   algo = v.empty() ? "best" : v;
   return Status::Ok();
@@ -365,6 +378,12 @@ Flag<T> TargetFlag() {  // plan, compile
 }
 
 template <typename T>
+Flag<T> WinogradFlag() {  // plan, compile
+  return {"--winograd", Takes::kValue,
+          [](T& o, const CommandArgs& v) { return StoreWinograd(o.target.winograd, v[0]); }};
+}
+
+template <typename T>
 Flag<T> EmbeddedFlag() {  // plan, compile
   return {"--embedded", Takes::kNothing, [](T& o, const CommandArgs&) { return Set(o.target.embedded); }};
 }
@@ -407,6 +426,7 @@ FlagTable<PlanOptions> PlanFlags() {
       QuietFlag<O>(),
       EmbeddedFlag<O>(),
       TargetFlag<O>(),
+      WinogradFlag<O>(),
   });
 }
 
@@ -423,6 +443,7 @@ FlagTable<CompileOptions> CompileFlags() {
       {"--march-native", Takes::kNothing, [](O& o, const CommandArgs&) { return Set(o.march_native); }},
       EmbeddedFlag<O>(),
       TargetFlag<O>(),
+      WinogradFlag<O>(),
       {"--cuda-arch", Takes::kValue, [](O& o, const CommandArgs& v) { return Set(o.cuda_arch, v[0]); }},
       {"--emit-only", Takes::kNothing, [](O& o, const CommandArgs&) { return Set(o.emit_only); }},
       QuietFlag<O>(),

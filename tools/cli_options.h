@@ -33,6 +33,7 @@ struct ModelOptions {
 struct TargetOptions {
   std::string target = "cpu";  // --target cpu|cuda
   bool embedded = false;       // --embedded: float accumulation, no threads, sources only
+  int winograd = 2;            // --winograd 2|4|off (0): CodegenOptions::winograd
 };
 
 struct DumpOptions {

@@ -40,10 +40,11 @@ aot_tensor DescribeTensor(const at::Tensor& t) {
 
 std::string CompileAndOpen(Graph& g, const std::vector<at::Tensor>& inputs, const std::string& dir, aot_model** model,
                            const std::string& extra_cflags, bool float_accumulation, std::string* source,
-                           bool split_all) {
+                           bool split_all, int winograd) {
   CodegenOptions copts;
   copts.name = "m";
   copts.float_accumulation = float_accumulation;
+  copts.winograd = winograd;
   if (split_all) copts.thread_grain = 1;
   auto compiled = CompileGraph(
       g, LiveOpTable(), [&](Graph& gg) { return AnnotateFromRun(gg, inputs); }, copts);
@@ -61,7 +62,7 @@ std::string CompileAndOpen(Graph& g, const std::vector<at::Tensor>& inputs, cons
 
 CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
                           const std::string& extra_cflags, bool float_accumulation,
-                          const std::vector<int>& thread_counts) {
+                          const std::vector<int>& thread_counts, int winograd) {
   CompiledRun r;
   // ATENAOT_TEST_THREADS=N: every kernel that can split does (tiny grain), on N threads.
   const char* threads = std::getenv("ATENAOT_TEST_THREADS");
@@ -70,7 +71,7 @@ CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::
   const bool split_all = !counts.empty();
   if (counts.empty()) counts = {-1};  // -1: leave the option alone
   aot_model* m = nullptr;
-  r.error = CompileAndOpen(g, inputs, dir, &m, extra_cflags, float_accumulation, &r.source, split_all);
+  r.error = CompileAndOpen(g, inputs, dir, &m, extra_cflags, float_accumulation, &r.source, split_all, winograd);
   if (!r.error.empty()) return r;
   std::vector<aot_tensor> in, out;
   for (size_t i = 0; i < inputs.size(); ++i) {

@@ -26,9 +26,10 @@ struct CompiledRun {
 // Compiles `g` (at stage import; `inputs` are the sample inputs) into DIR and
 // opens the library: "" and *model set, or the error. *source gets the C;
 // split_all: every kernel that can split over threads does (tiny grain).
+// winograd: CodegenOptions::winograd (`compile --winograd`).
 std::string CompileAndOpen(Graph& g, const std::vector<at::Tensor>& inputs, const std::string& dir, aot_model** model,
                            const std::string& extra_cflags = "", bool float_accumulation = false,
-                           std::string* source = nullptr, bool split_all = false);
+                           std::string* source = nullptr, bool split_all = false, int winograd = 2);
 // The C ABI descriptor of a CPU tensor (its data pointer, sizes and strides).
 aot_tensor DescribeTensor(const at::Tensor& t);
 
@@ -40,7 +41,7 @@ aot_tensor DescribeTensor(const at::Tensor& t);
 // run's); empty: once, on ATENAOT_TEST_THREADS threads when that is set.
 CompiledRun CompileAndRun(Graph& g, std::vector<at::Tensor>& inputs, const std::string& dir,
                           const std::string& extra_cflags = "", bool float_accumulation = false,
-                          const std::vector<int>& thread_counts = {});
+                          const std::vector<int>& thread_counts = {}, int winograd = 2);
 
 // Empty when the compiled program equals eager (outputs and inputs after) and
 // every input eager changes is flagged AOT_INFO_MUTATED, or, for a program
