@@ -11,7 +11,7 @@ aten::silu_"). The per-kernel sums exceed the whole run a little (timer
 overhead, and each kernel's best run counted).
 
 Usage: /usr/bin/python3 bench/kernel_profile.py MODEL INPUT.npy... [--atenaot bazel-bin/atenaot]
-           [--threads 1,2] [--reps 30] [--top 20] [--work DIR] [--kernels]
+           [--threads 1,2] [--reps 30] [--top 20] [--work DIR] [--kernels] [--compile-flag=FLAG ...]
 Inputs of any dtype the C ABI takes; each .npy must have the dtype and shape
 the model was compiled for (one clear line and exit 1 otherwise). --kernels
 also lists the slowest single kernels.
@@ -103,10 +103,13 @@ def main():
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--work")
     ap.add_argument("--kernels", action="store_true")
+    ap.add_argument("--compile-flag", action="append", default=[],
+                    help="passed on to `atenaot compile` (repeat it: --compile-flag=--winograd --compile-flag=2)")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="kernel_profile_")
     r = subprocess.run([a.atenaot, "compile", a.model, "--inputs"] + a.inputs +
-                       ["-o", work, "--name", "m", "--emit-only", "--quiet"], capture_output=True, text=True)
+                       ["-o", work, "--name", "m", "--emit-only", "--quiet"] + a.compile_flag, capture_output=True,
+                       text=True)
     if r.returncode != 0:
         sys.exit("kernel_profile: atenaot compile failed: " + (r.stderr.strip().split("\n") or [""])[-1])
     sys.stdout.write(r.stdout)

@@ -334,6 +334,16 @@ def main():
          " FFN 3072), next to OpenBLAS `cblas_sgemm` on one thread; then whole convolutions of ResNet-50 and"
          " MobileNetV2. Design notes: `bench/README.md`."])
 
+    acc = step(w, "accuracy")
+    L += section_from_report(
+        "Accuracy against float64 (issue 15)", acc, machine,
+        ["`bench/accuracy.py`: each model's float32 outputs against the float64 module on the same input, eager"
+         " (LibTorch, one thread) and compiled (the default build, one thread), relative to the output's scale:"
+         " *max* = max |y - y64| / max |y64|, *rms* = rms(y - y64) / rms(y64); *ratio* = compiled / eager (goal:"
+         " <= 2). Then ResNet-18 built with `--winograd 4` (Winograd F(4x4, 3x3): faster, less accurate than"
+         " the default F(2x2, 3x3)) and `--winograd off`, and single layers."])
+    L += [line for line in acc["md"].splitlines() if line.startswith("Models, default builds: worst ratio")] + [""]
+
     L += section_from_report(
         "Fused elementwise chains vs copy bandwidth, and threads", ebw, machine,
         ["`bench/elementwise_bandwidth.cc`: this machine's memcpy bandwidth (64 MB, bytes read + written per"

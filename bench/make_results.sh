@@ -11,6 +11,7 @@
 #   3. /usr/bin/python3 bench/trace_models.py TV                         (issue 15's model list: traced, random weights)
 #      bazel run -c opt //bench:compiled_vs_eager -- --model NAME=TV/NAME (latency + memory vs eager, all threads and 1)
 #      /usr/bin/python3 bench/threads_speedup.py ...                     (the same libraries, 1 vs all threads, no LibTorch)
+#      /usr/bin/python3 bench/accuracy.py                               (error vs float64: eager and compiled)
 #      bazel run -c opt //bench:elementwise_bandwidth                   (fused chains vs memcpy, threads)
 #   4. /usr/bin/python3 bench/reinplace_timing.py --sizes 250,500,1000    (pass time vs PyTorch, small sizes)
 #   5. bash tests/embedded/cortex_m_test.sh bazel-bin/atenaot             (Cortex-M4F flash/RAM)
@@ -77,6 +78,8 @@ run threads "/usr/bin/python3 bench/threads_speedup.py MODEL=/tmp/atenaot_bench_
   "$py" bench/threads_speedup.py --out "$work/threads.md" "${th_args[@]}"
 run kernels "bazel run -c opt //bench/kernels:gemm_bench (via bench/kernels/gemm_table.py)" -- \
   "$py" bench/kernels/gemm_table.py --bench "$work/gemm_bench" --out "$work/kernels.md"
+run accuracy "/usr/bin/python3 bench/accuracy.py --atenaot bazel-bin/atenaot" -- \
+  "$py" bench/accuracy.py --atenaot "$atenaot" --out "$work/accuracy.md"
 run elementwise_bandwidth "bazel run -c opt //bench:elementwise_bandwidth" -- \
   bazel run -c opt //bench:elementwise_bandwidth -- --out "$work/elementwise_bandwidth.md"
 run reinplace_timing "/usr/bin/python3 bench/reinplace_timing.py --atenaot bazel-bin/atenaot --sizes $sizes" -- \
