@@ -18,7 +18,9 @@ Columns: ops (aten:: nodes in the traced graph), status, max error relative
 to the output's scale (max |compiled - eager| / max |eager| over all outputs),
 arena vs eager peak (from `atenaot plan`), build time (`atenaot compile`).
 A model passes ("ok") when that relative error is at most 1e-4 for floats and
-integer outputs are equal.
+integer outputs are equal. Tracing fails a model whose outputs hardly depend
+on its input (less than 1e-3 of their scale on a second input): comparing
+those with eager would not check the kernels.
 """
 
 import argparse
@@ -71,6 +73,7 @@ def trace(name, d):
         with torch.set_grad_enabled(grad), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             y = m(*[t.clone() for t in inputs])
+            _check_input_matters(name, y, m(*[_other(t) for t in inputs]))
             traced = torch.jit.trace(m, tuple(t.clone() for t in inputs), check_trace=False)
     finally:
         signal.alarm(0)
@@ -79,6 +82,30 @@ def trace(name, d):
     for k, t in enumerate(_flatten(y)):
         np.save(os.path.join(d, "expected", "output_%d.npy" % k), t.detach().contiguous().numpy())
     return sum(1 for n in traced.inlined_graph.nodes() if n.kind().startswith("aten::"))
+
+
+def _other(t):
+    """Another input like t: floats redrawn (seeded), integers (token ids) moved to the next id in their range."""
+    import torch
+    if t.is_floating_point():
+        return torch.randn(t.shape, generator=torch.Generator().manual_seed(zoo_models.SEED + 9), dtype=t.dtype)
+    if t.dtype == torch.bool or not t.numel():
+        return t.clone()
+    return (t + 1) % (int(t.max()) + 1)
+
+
+def _check_input_matters(name, y, y_other):
+    """Raises unless some float output moves by at least 1e-3 of its scale on
+    another input: an output that ignores its input (activations vanished:
+    GoogLeNet's logits before the zoo calibrated BatchNorm) would equal eager
+    whatever the compiled kernels computed."""
+    outs = [(a, b) for a, b in zip(_flatten(y), _flatten(y_other)) if a.is_floating_point() and a.numel()]
+    if not outs:
+        return
+    moved = max(float((a - b).abs().max()) / max(float(a.abs().max()), 1e-30) for a, b in outs)
+    if moved < 1e-3:
+        raise ValueError("%s: the outputs hardly depend on the input (%.1e of their scale between two inputs)"
+                         % (name, moved))
 
 
 def _last_line(proc):
