@@ -143,23 +143,25 @@ void TransformerShapes(benchmark::internal::Benchmark* b) {
   }
 }
 
-// Winograd F(4x4, 3x3) (aot_winograd.c) on the 3x3 stride-1 layers its rule
-// picks (codegen/kernel_scratch.cc), ReLU in the store; GFLOP/s counted as
-// the direct convolution's 2 * Cout * OH * OW * Cin * 9, so the rows read
-// against AotConv's on the same layer. args: Cin, H (= W), Cout.
+// Winograd F(m x m, 3x3) (aot_winograd.c) on the 3x3 stride-1 layers its
+// rule picks (codegen/kernel_scratch.cc), ReLU in the store; GFLOP/s counted
+// as the direct convolution's 2 * Cout * OH * OW * Cin * 9, so the rows read
+// against AotConv's on the same layer. args: Cin, H (= W), Cout, m (2: the
+// default of compiled models, 4: `--winograd 4`).
 void AotWinograd(benchmark::State& s) {
   const int64_t C = s.range(0), H = s.range(1), M = s.range(2);
+  const int m = static_cast<int>(s.range(3));
   const aot__conv_geom g = {C, H, H, 3, 3, 1, 1, 1, 1, 1, 1, H, H};
   std::vector<float> x = Random(static_cast<size_t>(C * H * H)), w = Random(static_cast<size_t>(M * C * 9)),
                      y(static_cast<size_t>(M * H * H)), tmp(static_cast<size_t>(M * C));
-  std::vector<float> u(static_cast<size_t>(aot__wino_packed_floats(4, M, C)));
-  aot__wino_pack(4, M, C, w.data(), tmp.data(), u.data());
-  std::vector<float> scratch(static_cast<size_t>(aot__wino_scratch_floats(4, &g, M)));
-  const int64_t blocks = aot__wino_blocks(4, &g, M);
+  std::vector<float> u(static_cast<size_t>(aot__wino_packed_floats(m, M, C)));
+  aot__wino_pack(m, M, C, w.data(), tmp.data(), u.data());
+  std::vector<float> scratch(static_cast<size_t>(aot__wino_scratch_floats(m, &g, M)));
+  const int64_t blocks = aot__wino_blocks(m, &g, M);
   aot__epilogue ep = {};
   ep.act = AOT_ACT_RELU;
   for (auto _ : s) {
-    aot__conv2d_wino_range(4, &g, M, x.data(), u.data(), y.data(), &ep, scratch.data(), 0, blocks);
+    aot__conv2d_wino_range(m, &g, M, x.data(), u.data(), y.data(), &ep, scratch.data(), 0, blocks);
     benchmark::DoNotOptimize(y.data());
   }
   s.SetLabel("scratch " + std::to_string(scratch.size() * 4 / 1024) + " KB");
@@ -238,15 +240,14 @@ BENCHMARK(OpenBlas)->Apply(GemmShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotGemm)->Apply(GemmShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotConv)->Apply(ConvShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotTransformer)->Apply(TransformerShapes)->Unit(benchmark::kMicrosecond);
-// ResNet's 56 and 28 layers, DenseNet-121's, a wider one (GoogLeNet-like).
-BENCHMARK(AotWinograd)
-    ->Args({64, 56, 64})
-    ->Args({128, 28, 128})
-    ->Args({128, 56, 32})
-    ->Args({128, 28, 32})
-    ->Args({96, 28, 128})
-    ->Args({64, 56, 192})
-    ->Unit(benchmark::kMicrosecond);
+// ResNet's 56 and 28 layers, DenseNet-121's, a wider one (GoogLeNet-like);
+// F(2x2) and F(4x4) each.
+void WinogradShapes(benchmark::internal::Benchmark* b) {
+  for (auto s : std::vector<std::vector<int64_t>>{
+           {64, 56, 64}, {128, 28, 128}, {128, 56, 32}, {128, 28, 32}, {96, 28, 128}, {64, 56, 192}})
+    for (int64_t m : {2, 4}) b->Args({s[0], s[1], s[2], m});
+}
+BENCHMARK(AotWinograd)->Apply(WinogradShapes)->Unit(benchmark::kMicrosecond);
 // MobileNetV2's 3x3 and EfficientNet-B0's 5x5 layers.
 BENCHMARK(AotDepthwise)
     ->Args({144, 56, 1, 3})

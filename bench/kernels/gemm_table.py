@@ -70,17 +70,25 @@ def main():
         L.append("| depthwise %s | - | %.1f |" % (shape, gflops(b)))
     conv = dict(by.get("AotConv", []))
     if by.get("AotWinograd"):
-        L += ["", "3x3 stride-1 layers as Winograd F(4x4, 3x3) (what compiled models run there: the filters"
+        L += ["", "3x3 stride-1 layers as Winograd F(2x2, 3x3) (compiled models' default) and F(4x4, 3x3)"
+              " (`--winograd 4`: faster, a layer's error up to ~35x eager's, `bench/accuracy.py`): the filters"
               " transformed at compile time; input and output transforms inside the timed call, ReLU in the"
-              " store), in GFLOP/s of the direct convolution's multiply-adds, next to im2col GEMM on the same layer.",
-              "", "| layer (Cin/H/Cout) | im2col GEMM | Winograd F(4x4, 3x3) | speed-up | scratch |",
-              "|---|---:|---:|---:|---:|"]
+              " store; GFLOP/s of the direct convolution's multiply-adds, next to im2col GEMM on the same layer.",
+              "", "| layer (Cin/H/Cout) | im2col GEMM | F(2x2) | F(4x4) | F(2x2) speed-up | F(4x4) speed-up "
+              "| scratch F(2x2) / F(4x4) |", "|---|---:|---:|---:|---:|---:|---:|"]
+        wino = {}
         for shape, b in by["AotWinograd"]:
-            cin, h, cout = shape.split("/")
+            layer, _, m = shape.rpartition("/")
+            wino.setdefault(layer, {})[m] = b
+        for layer, ms in wino.items():
+            cin, h, cout = layer.split("/")
             im = conv.get("%s/%s/%s/3/1/0" % (cin, h, cout))
-            L.append("| %s | %s | %.1f | %s | %s |" % (shape, "%.1f" % gflops(im) if im else "-", gflops(b),
-                                                      "%.2fx" % (gflops(b) / gflops(im)) if im else "-",
-                                                      b.get("label", "").replace("scratch ", "")))
+            cells = [layer, "%.1f" % gflops(im) if im else "-"]
+            cells += ["%.1f" % gflops(ms[m]) if m in ms else "-" for m in ("2", "4")]
+            cells += ["%.2fx" % (gflops(ms[m]) / gflops(im)) if im and m in ms else "-" for m in ("2", "4")]
+            cells.append(" / ".join(ms[m].get("label", "").replace("scratch ", "") if m in ms else "-"
+                                    for m in ("2", "4")))
+            L.append("| %s |" % " | ".join(cells))
     text = "\n".join(L) + "\n"
     if a.out == "-":
         sys.stdout.write(text)
