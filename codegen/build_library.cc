@@ -55,6 +55,10 @@ std::string DefaultCpu() {
 #endif
 }
 
+std::string BuildCpu(const BuildOptions& opts) {
+  return opts.march_native ? "native" : opts.cpu.empty() ? DefaultCpu() : opts.cpu;
+}
+
 StatusOr<std::vector<std::string>> CpuFlags(const std::string& cpu) {
   if (cpu.empty()) return std::vector<std::string>{};
   if (cpu == "native") {
@@ -116,7 +120,7 @@ StatusOr<std::string> WriteAndBuild(const GeneratedC& gen, const std::string& di
   };
   std::vector<std::string> flags = LibraryCFlags();
   flags.insert(flags.end(), {"-pthread", "-I."});
-  const std::string cpu_name = opts.march_native ? "native" : opts.cpu.empty() ? DefaultCpu() : opts.cpu;
+  const std::string cpu_name = BuildCpu(opts);
   AOT_ASSIGN_OR_RETURN(std::vector<std::string> cpu, CpuFlags(cpu_name));
   flags.insert(flags.end(), cpu.begin(), cpu.end());
   if (!cpu.empty()) flags.push_back("-DAOT_CPU_NAME=\"--cpu " + cpu_name + "\"");  // for the open check's message

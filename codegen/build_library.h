@@ -32,6 +32,9 @@ struct BuildOptions {
 // fails cleanly.
 std::string DefaultCpu();
 
+// The --cpu a build with `opts` is for: "native", opts.cpu, or DefaultCpu().
+std::string BuildCpu(const BuildOptions& opts);
+
 // The compiler flags for --cpu NAME (empty for ""); fails for unknown names.
 StatusOr<std::vector<std::string>> CpuFlags(const std::string& cpu);
 

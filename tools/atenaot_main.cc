@@ -282,6 +282,10 @@ Status Compile(const CompileOptions& o) {
                            popts, o.schedule));
   const GeneratedC& gen = compiled.c;
   const MemoryPlan& plan = compiled.plan;
+  BuildOptions bopts;
+  bopts.march_native = o.march_native;
+  bopts.cpu = o.cpu;
+  const std::string cpu = BuildCpu(bopts);
   if (o.target.embedded || o.emit_only) {  // sources only: the firmware's toolchain (or Bazel) builds them
     const std::string base = o.output_dir + "/" + o.name;
     progress.Stage("emit " + o.name + ".c");
@@ -291,23 +295,17 @@ Status Compile(const CompileOptions& o) {
               << (o.target.embedded ? "embedded" : "emit-only") << ": sources only; " << gen.kernels
               << " kernels, arena " << gen.arena_bytes << " bytes, LOAD " << plan.lower_bound_bytes << " bytes";
     if (!o.target.embedded) {  // what compile would build them with here (bench/kernel_profile.py reads it)
-      AOT_ASSIGN_OR_RETURN(std::vector<std::string> cpu, CpuFlags(o.march_native  ? "native"
-                                                                  : o.cpu.empty() ? DefaultCpu()
-                                                                                  : o.cpu));
+      AOT_ASSIGN_OR_RETURN(std::vector<std::string> cpu_flags, CpuFlags(cpu));
       std::cout << "; compile's C flags here:";
-      for (const std::vector<std::string>& part : {LibraryCFlags(), cpu})
+      for (const std::vector<std::string>& part : {LibraryCFlags(), cpu_flags})
         for (const std::string& f : part) std::cout << " " << f;
     }
     std::cout << ")\n";
     return Status::Ok();
   }
-  BuildOptions bopts;
-  bopts.march_native = o.march_native;
-  bopts.cpu = o.cpu;
   progress.Stage("emit " + o.name + ".c, build lib" + o.name + ".so/.a and the runtime with cc");
   AOT_ASSIGN_OR_RETURN(std::string lib, WriteAndBuild(gen, o.output_dir, o.name, bopts));
   progress.Clear();
-  const std::string cpu = o.march_native ? "native" : o.cpu.empty() ? DefaultCpu() : o.cpu;
   std::cout << "compiled " << o.model.path << " -> " << lib << " (--cpu " << (cpu.empty() ? "baseline" : cpu) << "; "
             << gen.kernels << " kernels, arena " << gen.arena_bytes << " bytes, LOAD " << plan.lower_bound_bytes
             << " bytes)\n";
