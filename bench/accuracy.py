@@ -39,7 +39,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 import _common  # noqa: E402
-import model_zoo  # noqa: E402  (its output flattening)
+import model_zoo  # noqa: E402  (its tracing and output flattening)
 import zoo_models  # noqa: E402
 from atenaot._model import Model  # noqa: E402
 
@@ -84,19 +84,13 @@ def layers():
 def measure(atenaot, name, module, inputs, grad, d, flags=()):
     """The row of one module on its inputs (traced into directory d), compiled
     with `flags` added."""
-    module = module.eval()
-    os.makedirs(d, exist_ok=True)
-    paths = []
-    for k, t in enumerate(inputs):
-        paths.append(os.path.join(d, "input_%d.npy" % k))
-        np.save(paths[-1], t.contiguous().numpy())
+    model_zoo.trace_module(name, module.eval(), inputs, grad, d)  # eager's float32 outputs in expected/
+    paths = [os.path.join(d, "input_%d.npy" % k) for k in range(len(inputs))]
     xs = [np.load(p) for p in paths]
     with torch.set_grad_enabled(grad):
-        y32 = flat(module(*[torch.from_numpy(x.copy()) for x in xs]))
         y64 = flat(copy.deepcopy(module).double()(*[torch.from_numpy(x.copy()).double() if x.dtype == np.float32
                                                     else torch.from_numpy(x.copy()) for x in xs]))
-        traced = torch.jit.trace(module, tuple(torch.from_numpy(x.copy()) for x in xs), check_trace=False)
-    traced.save(os.path.join(d, "model.pt"))
+    y32 = [np.load(os.path.join(d, "expected", "output_%d.npy" % k)) for k in range(len(y64))]
     out = os.path.join(d, "lib")
     p = subprocess.run([atenaot, "compile", os.path.join(d, "model.pt"), "--inputs"] + paths +
                        ["-o", out, "--name", "m", "--quiet"] + list(flags), capture_output=True, text=True)
@@ -105,7 +99,7 @@ def measure(atenaot, name, module, inputs, grad, d, flags=()):
     with Model(out, "m") as lib:
         lib.set_threads(1)
         yc = lib.run(*[x.copy() for x in xs])
-    e_max, e_rms = errors([y.numpy() for y in y32], [y.numpy() for y in y64])
+    e_max, e_rms = errors(y32, [y.numpy() for y in y64])
     c_max, c_rms = errors(yc, [y.numpy() for y in y64])
     return {"model": name, "e_max": e_max, "c_max": c_max, "e_rms": e_rms, "c_rms": c_rms, "flags": list(flags)}
 

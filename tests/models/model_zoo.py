@@ -59,8 +59,16 @@ def _flatten(y):
 
 def trace(name, d):
     """Traces NAME into directory d; returns the number of aten:: ops."""
-    import torch
     m, inputs, grad = zoo_models.build(name)
+    return trace_module(name, m, inputs, grad, d)
+
+
+def trace_module(name, m, inputs, grad, d):
+    """Traces module m (named `name` in errors) on inputs, with autograd as
+    `grad` says, into directory d: model.pt, input_K.npy and
+    expected/output_K.npy (eager's outputs); returns the number of aten::
+    ops."""
+    import torch
     os.makedirs(os.path.join(d, "expected"), exist_ok=True)
     for k, t in enumerate(inputs):
         np.save(os.path.join(d, "input_%d.npy" % k), t.contiguous().numpy())
