@@ -75,21 +75,15 @@ std::string Crc32Hex(const std::vector<uint8_t>& bytes) {
   return crc;
 }
 
-std::string WeightsCheckSource(const std::string& name, const std::vector<uint8_t>& bytes, bool in_file) {
-  const std::string crc = Crc32Hex(bytes);
-  const std::string what = in_file ? "the weights file " + name + ".weights" : "the weights embedded in " + name;
-  const std::string why = in_file
-                              ? "fails its CRC-32 check: it was changed after the build, or comes from another build"
-                              : "fail their CRC-32 check: the library was changed after the build";
+std::string ModelMacro(const std::string& name, const std::string& value, const std::string& comment) {
+  return "#define " + name + " " + value + (comment.empty() ? "" : " /* " + comment + " */") + "\n";
+}
+
+std::string WeightsCheckSource(const std::vector<uint8_t>& bytes) {
   std::ostringstream os;
   os << kCrc32Source << "\n"
-     << "/* CRC-32 (zlib's) of the " << bytes.size() << " weight bytes this model was built with. */\n"
-     << "static int aot__check_weights(const void* w, char* err, size_t err_len) {\n"
-     << "  if (!w) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"the weights\", \"are NULL\");\n"
-     << "  if (aot__crc32(0, w, " << bytes.size() << "u) == " << crc << ") return AOT_OK;\n"
-     << "  return aot__fail(err, err_len, AOT_ERR_CORRUPT_WEIGHTS, \"" << what << "\",\n"
-     << "                   \"" << why << "\");\n"
-     << "}\n";
+     << ModelMacro("AOT_M_BLOB_BYTES", std::to_string(bytes.size()) + "u", "the weight bytes this model was built with")
+     << ModelMacro("AOT_M_WEIGHTS_CRC", Crc32Hex(bytes), "their CRC-32 (zlib's)") << kWeightsCheckSource;
   return os.str();
 }
 

@@ -26,11 +26,14 @@ std::string InputLayoutTable(const Graph& g, const std::string& sym);
 // "0x1234ABCDu": the CRC-32 (zlib's) of bytes, as a C literal.
 std::string Crc32Hex(const std::vector<uint8_t>& bytes);
 
-// The weights check of a compiled library: aot_crc32.h's source, then
-//   static int aot__check_weights(const void* w, char* err, size_t err_len)
-// which returns AOT_OK when the `bytes` the model was built with are what
-// `w` holds, else AOT_ERR_CORRUPT_WEIGHTS with a message naming NAME.weights
-// (`in_file`) or the embedded weights. Needs the validation support code.
-std::string WeightsCheckSource(const std::string& name, const std::vector<uint8_t>& bytes, bool in_file);
+// "#define NAME VALUE /* comment */\n": one of the AOT_M_* facts of a model
+// that the templates (codegen/templates/aot_*_model.h) read.
+std::string ModelMacro(const std::string& name, const std::string& value, const std::string& comment = "");
+
+// The weights check of a compiled library: aot_crc32.h's source, the
+// AOT_M_BLOB_BYTES / AOT_M_WEIGHTS_CRC of `bytes`, then
+// codegen/templates/aot_weights_check.h's aot__check_weights(w, err, err_len).
+// Needs AOT_M_NAME_STR, AOT_M_WEIGHTS_ARG and the validation support code.
+std::string WeightsCheckSource(const std::vector<uint8_t>& bytes);
 
 }  // namespace atenaot

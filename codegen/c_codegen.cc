@@ -1563,46 +1563,22 @@ class CEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(std::string outs, TensorInfoTable(g_, "aot__outputs", false));
     const std::string layout = InputLayoutTable(g_, "aot__in_layout");
     c << ins << layout << outs;
-    c << "\nstatic aot_status aot__run(void* state, const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs,\n"
-      << "                           size_t num_outputs, void* arena, size_t arena_bytes, const void* weights, void* "
-         "stream,\n"
-      << "                           char* err, size_t err_len) {\n"
-      << "  (void)state;\n"
-      << "  if (stream) return aot__fail(err, err_len, AOT_ERR_BAD_DEVICE, \"stream\", \"must be NULL: this model runs "
-         "on the CPU\");\n"
-      << "  int s = aot__validate(inputs, num_inputs, aot__inputs, " << (layout.empty() ? "0" : "aot__in_layout")
-      << ", " << nin << ", outputs, num_outputs, aot__outputs, " << nout << ", arena, arena_bytes, " << ArenaTotal()
-      << ", AOT_DEVICE_CPU, err, err_len);\n  if (s) return s;\n";
-    if (!opts_.embed_weights)
-      c << "  if (!weights) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"weights\", \"are NULL (this model "
-           "keeps them in "
-        << N << ".weights)\");\n";
-    c << "  void* in[" << std::max<size_t>(nin, 1) << "];\n  void* out[" << std::max<size_t>(nout, 1) << "];\n";
-    // No loop for a program without inputs (or outputs): `i < 0` fails -Wtype-limits.
-    if (nin) c << "  for (size_t i = 0; i < " << nin << "; ++i) in[i] = inputs[i].data;\n";
-    if (nout) c << "  for (size_t i = 0; i < " << nout << "; ++i) out[i] = outputs[i].data;\n";
-    c << "  return aot__compute(in, out, (uint8_t*)arena, (const uint8_t*)weights, err, err_len);\n}\n\n";
-    c << "size_t " << N << "_arena_bytes(void) { return " << ArenaTotal() << "; }\n";
-    c << "size_t " << N << "_weights_bytes(void) { return " << wbytes << "; }\n";
-    c << "int " << N << "_run(const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs, size_t num_outputs,\n"
-      << "    void* arena, size_t arena_bytes, const void* weights) {\n"
-      << "  return aot__run(0, inputs, num_inputs, outputs, num_outputs, arena, arena_bytes, weights, 0, 0, 0);\n}\n";
-    c << "int " << N
-      << "_run_msg(const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs, size_t num_outputs,\n"
-      << "    void* arena, size_t arena_bytes, const void* weights, char* err, size_t err_len) {\n"
-      << "  if (err && err_len) err[0] = 0;\n"
-      << "  return aot__run(0, inputs, num_inputs, outputs, num_outputs, arena, arena_bytes, weights, 0, err, "
-         "err_len);\n}\n\n";
-    c << WeightsOptionSource(checked);
-    if (opts_.threads) c << "int " << N << "_set_threads(int n) { return aot__set_threads(n, 0, 0); }\n";
-    c << CpuCheckedOpen(checked && !opts_.embed_weights ? "aot__open" : "");
-    c << "static const aot_compiled_model aot__model = {ATENAOT_ABI_VERSION, \"" << N << "\", AOT_DEVICE_CPU, 0, "
-      << nin << ", " << nout << ", aot__inputs, aot__outputs, " << ArenaTotal() << ", " << wbytes << ", "
-      << "aot__open_checked, 0, aot__run, aot__set_option};\n";
-    c << "const aot_compiled_model* " << N << "_model(void) { return &aot__model; }\n";
-    c << "#ifdef AOT_SHARED_ENTRY\n/* What the loader (aot_model_open) looks up in a shared library. */\n"
-      << "AOT_EXPORT AOT_BASELINE const aot_compiled_model* aot_compiled_model_entry(void) { return &aot__model; "
-         "}\n#endif\n";
+    // The entry points: codegen/templates/aot_cpu_model.h, given this model's facts.
+    const bool linked = opts_.embed_weights && !opts_.weights_as_c_arrays;
+    const char* where = blob_.empty()          ? "AOT_M_W_NONE"
+                        : !opts_.embed_weights ? "AOT_M_W_FILE"
+                        : linked               ? "AOT_M_W_LINKED"
+                                               : "AOT_M_W_C_ARRAYS";
+    c << "\n/* ---- this model's facts, for codegen/templates/aot_cpu_model.h ---- */\n"
+      << ModelMacro("AOT_M_NAME", N) << ModelMacro("AOT_M_NAME_STR", CStringLiteral(N))
+      << ModelMacro("AOT_M_INPUTS", std::to_string(nin)) << ModelMacro("AOT_M_OUTPUTS", std::to_string(nout))
+      << ModelMacro("AOT_M_ARENA_BYTES", std::to_string(ArenaTotal()))
+      << ModelMacro("AOT_M_WEIGHTS_BYTES", std::to_string(wbytes), "NAME.weights; 0: none, or built in")
+      << ModelMacro("AOT_M_WEIGHTS", where) << ModelMacro("AOT_M_WEIGHTS_ARG", opts_.embed_weights ? "0" : "1")
+      << ModelMacro("AOT_M_IN_LAYOUT", layout.empty() ? "0" : "aot__in_layout")
+      << ModelMacro("AOT_M_THREADS", opts_.threads ? "1" : "0");
+    if (WeightsChecked()) c << WeightsCheckSource(blob_);
+    c << kCpuModelSource;
     out.source = c.str();
     return out;
   }
@@ -1610,46 +1586,6 @@ class CEmitter final : public ElementKernels {
   // Weights in one blob (NAME.weights or the linked NAME_weights.bin) carry
   // a CRC-32; C arrays in NAME.c (--weights c) do not.
   bool WeightsChecked() const { return !blob_.empty() && !(opts_.embed_weights && opts_.weights_as_c_arrays); }
-
-  // The weights check (at open for NAME.weights, on request through the
-  // "verify_weights" option) and aot__set_option.
-  std::string WeightsOptionSource(bool checked) const {
-    const std::string& N = opts_.name;
-    const bool in_file = !opts_.embed_weights;
-    std::ostringstream c;
-    const std::string blob = in_file ? "state" : N + "_weights_data";
-    if (checked) {
-      c << WeightsCheckSource(N, blob_, in_file);
-      c << "int " << N << "_check_weights(const void* weights) {\n"
-        << (in_file ? "  return aot__check_weights(weights, 0, 0);\n}\n"
-                    : "  (void)weights;\n  return aot__check_weights(" + blob + ", 0, 0);\n}\n");
-      if (in_file)  // the loader's copy of NAME.weights becomes the state the option checks again
-        c << "static aot_status aot__open(const void* weights, void** state, char* err, size_t err_len) {\n"
-          << "  int s = aot__check_weights(weights, err, err_len);\n  if (s) return s;\n"
-          << "  *state = (void*)(uintptr_t)weights;\n  return AOT_OK;\n}\n";
-    }
-    c << "static aot_status aot__set_option(void* state, const char* key, int64_t value, char* err, size_t err_len) {\n"
-      << "  (void)state;\n";
-    if (opts_.threads) c << "  if (strcmp(key, \"threads\") == 0) return aot__set_threads(value, err, err_len);\n";
-    c << "  if (strcmp(key, \"verify_weights\") != 0) {\n"
-      << "    aot__fail(err, err_len, AOT_ERR_BAD_OPTION, \"unknown option\", key);\n"
-      << "    aot__msg m = aot__tail(err, err_len);\n"
-      << "    aot__put(&m, \""
-      << (opts_.threads ? " (CPU models take threads and verify_weights)" : " (CPU models take verify_weights)")
-      << "\");\n"
-      << "    return AOT_ERR_BAD_OPTION;\n  }\n"
-      << "  if (value != 1) return aot__fail(err, err_len, AOT_ERR_BAD_OPTION, \"verify_weights\", "
-      << "\"takes 1 (check the weights' CRC-32 now)\");\n";
-    if (checked)
-      c << "  return aot__check_weights(" << blob << ", err, err_len);\n}\n";
-    else if (blob_.empty())
-      c << "  return AOT_OK; /* the model has no weights */\n}\n";
-    else
-      c << "  return aot__fail(err, err_len, AOT_ERR_BAD_OPTION, \"verify_weights\", \"has nothing to check: the "
-           "weights are "
-        << "C arrays in " << N << ".c (--weights c), without a checksum\");\n}\n";
-    return c.str();
-  }
 
   const Graph& g_;
   const MemoryPlan& plan_;

@@ -4,17 +4,12 @@
 // fails with AOT_ERR_UNSUPPORTED_CPU and a message instead of SIGILL.
 #pragma once
 
-#include <string>
-
 namespace atenaot {
 
 // C source: aot__cpu_check(err, err_len) (AOT_OK or AOT_ERR_UNSUPPORTED_CPU)
 // and the AOT_BASELINE attribute. Needs "atenaot.h" and the validation
-// helpers (aot__fail). Compiles to nothing off x86-64.
+// helpers (aot__fail). Compiles to nothing off x86-64. aot_cpu_model.h's
+// aot__open_checked, the model table's open hook, runs it.
 extern const char kCpuCheckSource[];
-
-// C source of `aot__open_checked`, the model table's open hook: the CPU
-// check, then `inner_open` (the model's own open function) when non-empty.
-std::string CpuCheckedOpen(const std::string& inner_open);
 
 }  // namespace atenaot

@@ -1022,13 +1022,20 @@ class CudaEmitter final : public ElementKernels {
       for (size_t i = 0; i < blob_.size(); ++i) c << (i % 24 == 0 ? "\n  " : "") << static_cast<int>(blob_[i]) << ",";
       c << "\n};\n\n";
     }
-    c << "/* What a run's launchers see: device addresses of every tensor. */\n";
-    c << "typedef struct aot__ctx {\n  void* in[" << std::max<size_t>(nin, 1) << "];\n  void* out["
-      << std::max<size_t>(nout, 1)
-      << "];\n  uint8_t* arena;\n  uint8_t* wts;\n  unsigned long long* flag; /* [site, index] of an index out of "
-         "range "
-         "*/\n  cudaStream_t stream;\n  cublasHandle_t blas;\n  int sms;\n  char* err;\n  size_t err_len;\n} "
-         "aot__ctx;\n\n";
+    // This model's facts, for codegen/templates/aot_cuda_ctx.cuh and aot_cuda_model.cuh.
+    const bool weights_arg = !opts_.embed_weights && wbytes > 0;
+    c << "/* ---- this model's facts, for codegen/templates/aot_cuda_model.cuh ---- */\n"
+      << ModelMacro("AOT_M_NAME", N) << ModelMacro("AOT_M_NAME_STR", CStringLiteral(N))
+      << ModelMacro("AOT_M_INPUTS", S(static_cast<int64_t>(nin)))
+      << ModelMacro("AOT_M_OUTPUTS", S(static_cast<int64_t>(nout))) << ModelMacro("AOT_M_ARENA_BYTES", S(arena))
+      << ModelMacro("AOT_M_STAGE_BYTES", S(stage)) << ModelMacro("AOT_M_WEIGHTS_BYTES", S(wbytes))
+      << ModelMacro("AOT_M_WEIGHTS_ARG", weights_arg ? "1" : "0", "1: NAME.weights, passed to open")
+      << ModelMacro("AOT_M_INDEX_SITES", S(static_cast<int64_t>(index_sites_.size())))
+      << ModelMacro("AOT_M_BLAS", uses_blas_ ? "1" : "0") << ModelMacro("AOT_M_BLAS_WORKSPACE", S(kBlasWorkspace))
+      << ModelMacro("AOT_M_MUTATED_INPUTS",
+                    std::find(mutated_.begin(), mutated_.end(), true) != mutated_.end() ? "1" : "0")
+      << "\n"
+      << kCudaCtxSource << "\n";
     c << kernels_.str() << steps_.str();
     c << "static int aot__compute(const aot__ctx* c) {\n  int s = AOT_OK;\n"
       << calls_.str() << "  (void)c;\n  return s;\n}\n\n";
@@ -1051,191 +1058,8 @@ class CudaEmitter final : public ElementKernels {
         c << "    {" << q.lo << ", " << q.hi << ", " << CStringLiteral(q.where) << "},\n";
       c << "};\n\n";
     }
-    const int nkey = static_cast<int>(std::max<size_t>(nin, 1) + std::max<size_t>(nout, 1) + 2);
-    c << "typedef struct aot__state {\n  uint8_t* arena;  /* " << arena << " bytes */\n  uint8_t* wts;    /* " << wbytes
-      << " bytes */\n  uint8_t* stage;  /* " << stage
-      << " bytes */\n  void* blas_ws;\n  unsigned long long* flag; /* the index check's [site, index] */\n  "
-         "cudaStream_t stream;\n  cudaEvent_t ready; /* orders the own stream after the "
-         "legacy default stream */\n  cublasHandle_t blas;\n"
-      << "  int sms;\n  int cuda_graph;\n  cudaGraphExec_t graph;\n  void* key[" << nkey
-      << "]; /* what the graph was captured with */\n} aot__state;\n\n";
-    // close
-    c << "static void aot__close(void* state) {\n  aot__state* s = (aot__state*)state;\n  if (!s) return;\n"
-      << "  if (s->graph) (void)cudaGraphExecDestroy(s->graph);\n  if (s->blas) (void)cublasDestroy(s->blas);\n"
-      << "  if (s->ready) (void)cudaEventDestroy(s->ready);\n  if (s->stream) (void)cudaStreamDestroy(s->stream);\n  "
-         "(void)cudaFree(s->arena);\n  (void)cudaFree(s->wts);\n"
-      << "  (void)cudaFree(s->stage);\n  (void)cudaFree(s->blas_ws);\n  (void)cudaFree(s->flag);\n  free(s);\n}\n\n";
-    // open
-    c << "#define AOT__OPEN_CK(expr, what)                                         \\\n"
-      << "  do {                                                                   \\\n"
-      << "    cudaError_t aot__e = (expr);                                         \\\n"
-      << "    if (aot__e != cudaSuccess) {                                         \\\n"
-      << "      aot__close(s);                                                     \\\n"
-      << "      return aot__cuda_fail(err, err_len, (what), aot__e);               \\\n"
-      << "    }                                                                    \\\n"
-      << "  } while (0)\n\n";
-    if (!opts_.embed_weights && wbytes > 0) c << WeightsCheckSource(N, blob_, /*in_file=*/true);
-    c << "static aot_status aot__open(const void* weights, void** state, char* err, size_t err_len) {\n";
-    c << "  if (!state) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"the state pointer\", \"is NULL\");\n  "
-         "*state = NULL;\n";
-    if (!opts_.embed_weights && wbytes > 0) {
-      c << "  if (!weights) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"weights\", \"are NULL (this model "
-           "keeps them in "
-        << N << ".weights)\");\n";
-      c << "  {\n    int ws = aot__check_weights(weights, err, err_len);\n    if (ws) return ws;\n  }\n";
-    }
-    c << "  aot__state* s = (aot__state*)calloc(1, sizeof(aot__state));\n"
-      << "  if (!s) return aot__fail(err, err_len, AOT_ERR_OUT_OF_MEMORY, \"the model state\", \"could not be "
-         "allocated\");\n"
-      << "  int dev = 0;\n  AOT__OPEN_CK(cudaGetDevice(&dev), \"cudaGetDevice\");\n"
-      << "  AOT__OPEN_CK(cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, dev), "
-         "\"cudaDeviceGetAttribute\");\n"
-      << "  AOT__OPEN_CK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), \"creating the model's "
-         "stream\");\n"
-      << "  AOT__OPEN_CK(cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming), \"creating an event\");\n";
-    if (arena > 0)
-      c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->arena, " << arena << "), \"allocating the device arena\");\n";
-    if (stage > 0)
-      c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->stage, " << stage << "), \"allocating staging buffers\");\n";
-    if (wbytes > 0) {
-      c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->wts, " << wbytes << "), \"allocating device weights\");\n";
-      c << "  AOT__OPEN_CK(cudaMemcpy(s->wts, " << (opts_.embed_weights ? "aot__weights" : "weights") << ", " << wbytes
-        << ", cudaMemcpyHostToDevice), \"uploading the weights\");\n";
-    }
-    if (opts_.embed_weights || wbytes == 0) c << "  (void)weights;\n";
-    if (!index_sites_.empty())
-      c << "  AOT__OPEN_CK(cudaMalloc((void**)&s->flag, 2 * sizeof(unsigned long long)), \"allocating the index check "
-           "flag\");\n";
-    if (uses_blas_) {
-      c << "  AOT__OPEN_CK(cudaMalloc(&s->blas_ws, " << kBlasWorkspace << "), \"allocating the cuBLAS workspace\");\n";
-      c << "  {\n    cublasStatus_t b = cublasCreate(&s->blas);\n    if (b != CUBLAS_STATUS_SUCCESS) {\n      s->blas "
-           "= NULL;\n"
-        << "      aot__close(s);\n      return aot__blas_fail(err, err_len, \"cublasCreate\", b);\n    }\n  }\n";
-    }
-    c << "  *state = s;\n  return AOT_OK;\n}\n\n";
-    // set_option
-    c << "static aot_status aot__set_option(void* state, const char* key, int64_t value, char* err, size_t err_len) {\n"
-      << "  aot__state* s = (aot__state*)state;\n"
-      << "  if (!s || !key) return aot__fail(err, err_len, AOT_ERR_NULL_POINTER, \"the model state or option key\", "
-         "\"is NULL\");\n"
-      << "  if (strcmp(key, \"cuda_graph\") != 0)\n"
-      << "    return aot__fail_at(err, err_len, AOT_ERR_BAD_OPTION, \"unknown option\", -1, key, \"(CUDA models have: "
-         "cuda_graph)\");\n"
-      << "  if (value != 0 && value != 1) return aot__fail(err, err_len, AOT_ERR_BAD_OPTION, \"option cuda_graph\", "
-         "\"takes 0 or 1\");\n"
-      << "  s->cuda_graph = (int)value;\n"
-      << "  if (!value && s->graph) {\n    (void)cudaGraphExecDestroy(s->graph);\n    s->graph = NULL;\n  }\n  return "
-         "AOT_OK;\n}\n\n";
-    // graph run
-    c << "/* Replays the captured graph while the addresses and stream are those it\n * was captured with; captures "
-         "again otherwise. */\n";
-    c << "static int aot__graph_run(aot__state* s, const aot__ctx* c) {\n  void* key[" << nkey
-      << "] = {0};\n  int k = 0;\n";
-    if (nin) c << "  for (int i = 0; i < " << nin << "; ++i) key[k++] = c->in[i];\n";
-    if (nout) c << "  for (int i = 0; i < " << nout << "; ++i) key[k++] = c->out[i];\n";
-    c << "  key[k++] = c->arena;\n  key[k++] = (void*)c->stream;\n"
-      << "  if (s->graph && memcmp(key, s->key, sizeof(key)) == 0) {\n"
-      << "    AOT__CK(cudaGraphLaunch(s->graph, c->stream), \"launching the CUDA graph\");\n    return AOT_OK;\n  }\n"
-      << "  if (s->graph) {\n    (void)cudaGraphExecDestroy(s->graph);\n    s->graph = NULL;\n  }\n"
-      << "  AOT__CK(cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal), \"beginning CUDA graph "
-         "capture\");\n"
-      << "  const int st = aot__compute(c);\n  cudaGraph_t g = NULL;\n  const cudaError_t e = "
-         "cudaStreamEndCapture(c->stream, &g);\n"
-      << "  if (st != AOT_OK) {\n    if (g) (void)cudaGraphDestroy(g);\n    return st;\n  }\n"
-      << "  AOT__CK(e, \"ending CUDA graph capture\");\n"
-      << "  const cudaError_t ie = cudaGraphInstantiate(&s->graph, g, 0);\n  (void)cudaGraphDestroy(g);\n"
-      << "  if (ie != cudaSuccess) s->graph = NULL;\n  AOT__CK(ie, \"instantiating the CUDA graph\");\n"
-      << "  memcpy(s->key, key, sizeof(key));\n"
-      << "  AOT__CK(cudaGraphLaunch(s->graph, c->stream), \"launching the CUDA graph\");\n  return AOT_OK;\n}\n\n";
-    // run
-    c << "static aot_status aot__run(void* state, const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs,\n"
-      << "                         size_t num_outputs, void* arena, size_t arena_bytes, const void* weights, void* "
-         "stream,\n"
-      << "                         char* err, size_t err_len) {\n"
-      << "  aot__state* s = (aot__state*)state;\n  (void)weights;\n"
-      << "  if (!s) return aot__fail(err, err_len, AOT_ERR_INTERNAL, \"the model\", \"has no state (open was not "
-         "called)\");\n"
-      << "  void* const use_arena = arena ? arena : (void*)s->arena;\n"
-      << "  const size_t use_bytes = arena ? arena_bytes : (size_t)" << arena << ";\n"
-      << "  int st = aot__validate(inputs, num_inputs, aot__inputs, 0, " << nin
-      << ", outputs, num_outputs, aot__outputs, " << nout << ", use_arena, use_bytes, " << arena
-      << ", AOT_DEVICE_CUDA, err, err_len);\n  if (st) return st;\n";
-    if (arena > 0)
-      c << "  if (arena && aot__is_device_ptr(arena) != 1)\n"
-        << "    return aot__fail(err, err_len, AOT_ERR_BAD_DEVICE, \"the arena\", \"is not CUDA device memory (a CUDA "
-           "model's arena is on the device)\");\n";
-    if (nin)
-      c << "  for (size_t i = 0; i < " << nin << "; ++i)\n"
-        << "    if ((st = aot__check_residence(&inputs[i], i, \"input\", aot__inputs[i].name, err, err_len)) != "
-           "AOT_OK) return st;\n";
-    if (nout)
-      c << "  for (size_t i = 0; i < " << nout << "; ++i)\n"
-        << "    if ((st = aot__check_residence(&outputs[i], i, \"output\", aot__outputs[i].name, err, err_len)) != "
-           "AOT_OK) return st;\n";
-    c << "  aot__ctx cx;\n  memset(&cx, 0, sizeof(cx));\n  cx.arena = (uint8_t*)use_arena;\n  cx.wts = s->wts;\n"
-      << "  cx.flag = s->flag;\n  cx.stream = stream ? (cudaStream_t)stream : s->stream;\n  cx.blas = s->blas;\n  "
-         "cx.sms = s->sms;\n  cx.err = err;\n"
-      << "  cx.err_len = err_len;\n  const aot__ctx* c = &cx;\n";
-    // Whether a run touches host memory (then it waits for its stream). A
-    // model that checks indices always waits: it reads the flag.
-    const bool checks = !index_sites_.empty();
-    const std::string mark_host = checks ? "" : "    host = 1;\n";
-    if (!checks) c << "  int host = 0;\n";
-    // On the model's own (non-blocking) stream, first wait for work the
-    // caller queued on the legacy default stream (e.g. writing an input).
-    c << "  if (!stream) {\n    AOT__CK(cudaEventRecord(s->ready, cudaStreamLegacy), \"ordering after the default "
-         "stream\");\n"
-      << "    AOT__CK(cudaStreamWaitEvent(s->stream, s->ready, 0), \"ordering after the default stream\");\n  }\n";
-    if (nin)
-      c << "  for (size_t i = 0; i < " << nin << "; ++i) {\n"
-        << "    if (inputs[i].device == AOT_DEVICE_CUDA) { cx.in[i] = inputs[i].data; continue; }\n"
-        << mark_host << "    cx.in[i] = s->stage + aot__in_stage[i];\n"
-        << "    if (aot__in_bytes[i])\n      AOT__CK(cudaMemcpyAsync(cx.in[i], inputs[i].data, aot__in_bytes[i], "
-           "cudaMemcpyHostToDevice, cx.stream),\n"
-        << "              \"copying a host input to the device\");\n  }\n";
-    if (nout)
-      c << "  for (size_t i = 0; i < " << nout << "; ++i) {\n"
-        << "    if (outputs[i].device == AOT_DEVICE_CUDA) { cx.out[i] = outputs[i].data; continue; }\n"
-        << mark_host << "    cx.out[i] = s->stage + aot__out_stage[i];\n  }\n";
-    if (uses_blas_)
-      c << "  AOT__BLAS(cublasSetStream(s->blas, cx.stream), \"cublasSetStream\");\n"
-        << "  AOT__BLAS(cublasSetWorkspace(s->blas, s->blas_ws, " << kBlasWorkspace << "), \"cublasSetWorkspace\");\n";
-    if (!index_sites_.empty())  // outside the captured graph, which replays the kernels only
-      c << "  AOT__CK(cudaMemsetAsync(s->flag, 0, 2 * sizeof(unsigned long long), cx.stream), \"clearing the index "
-           "check flag\");\n";
-    c << "  st = s->cuda_graph ? aot__graph_run(s, c) : aot__compute(c);\n  if (st) return st;\n";
-    if (nout)
-      c << "  for (size_t i = 0; i < " << nout << "; ++i)\n"
-        << "    if (outputs[i].device != AOT_DEVICE_CUDA && aot__out_bytes[i])\n"
-        << "      AOT__CK(cudaMemcpyAsync(outputs[i].data, cx.out[i], aot__out_bytes[i], cudaMemcpyDeviceToHost, "
-           "cx.stream),\n"
-        << "              \"copying an output to the host\");\n";
-    if (nin && std::find(mutated_.begin(), mutated_.end(), true) != mutated_.end())
-      c << "  for (size_t i = 0; i < " << nin << "; ++i)\n"
-        << "    if (inputs[i].device != AOT_DEVICE_CUDA && (aot__inputs[i].flags & AOT_INFO_MUTATED) && "
-           "aot__in_bytes[i])\n"
-        << "      AOT__CK(cudaMemcpyAsync(inputs[i].data, cx.in[i], aot__in_bytes[i], cudaMemcpyDeviceToHost, "
-           "cx.stream),\n"
-        << "              \"copying an updated input back to the host\");\n";
-    if (!checks) {
-      c << "  if (host || !stream) AOT__CK(cudaStreamSynchronize(cx.stream), \"running the model\");\n";
-    } else {
-      c << "  {\n    unsigned long long f[2] = {0, 0};\n"
-        << "    AOT__CK(cudaMemcpyAsync(f, s->flag, sizeof(f), cudaMemcpyDeviceToHost, cx.stream), \"reading the index "
-           "check flag\");\n"
-        << "    AOT__CK(cudaStreamSynchronize(cx.stream), \"running the model\");\n"
-        << "    if (f[0] >= 1 && f[0] <= " << index_sites_.size() << ") {\n"
-        << "      const aot__index_site* q = &aot__index_sites[f[0] - 1];\n"
-        << "      return aot__bad_index(err, err_len, (int64_t)f[1], q->lo, q->hi, q->where);\n    }\n  }\n";
-    }
-    c << "  return AOT_OK;\n}\n\n";
-    c << "static const aot_compiled_model aot__model = {ATENAOT_ABI_VERSION, \"" << N << "\", AOT_DEVICE_CUDA, 0, "
-      << nin << ", " << nout << ", aot__inputs, aot__outputs, " << arena << ", " << (opts_.embed_weights ? 0 : wbytes)
-      << ", aot__open, aot__close, aot__run, aot__set_option};\n\n";
-    c << "extern \"C\" {\nconst aot_compiled_model* " << N << "_model(void) { return &aot__model; }\n";
-    c << "size_t " << N << "_arena_bytes(void) { return " << arena << "; }\n";
-    c << "/* What the loader (aot_model_open) looks up. */\n"
-      << "AOT_EXPORT const aot_compiled_model* aot_compiled_model_entry(void) { return &aot__model; }\n}\n";
+    if (weights_arg) c << WeightsCheckSource(blob_);
+    c << kCudaModelSource;
     out.source = c.str();
     return out;
   }

@@ -12,5 +12,10 @@ extern const char kCudaSupportDevice[];
 // Needs "atenaot.h", <cublas_v2.h>, <stdio.h>, and kCSupportValidation
 // (aot__fail_at) before it.
 extern const char kCudaSupportHost[];
+// codegen/templates/aot_cuda_ctx.cuh: aot__ctx, what the launchers see.
+extern const char kCudaCtxSource[];
+// codegen/templates/aot_cuda_model.cuh: the model's state, open, close,
+// options, run and loader table, from the AOT_M_* macros the emitter defines.
+extern const char kCudaModelSource[];
 
 }  // namespace atenaot

@@ -14,7 +14,7 @@ using X = std::vector<std::string>;
 
 bool IsFloat(const std::string& ct) { return ct == "float" || ct == "double"; }
 // libm name for the compute type: expf for float, exp for double. Float
-// transcendentals use atenaot's branch-free versions (c_support.cc, error
+// transcendentals use atenaot's branch-free versions (kernels/aot_vecmath.h, error
 // bounds there) so fused loops vectorise.
 std::string M(const std::string& fn, const std::string& ct) {
   static const std::unordered_set<std::string> kOwn = {"exp", "log", "tanh", "erf", "pow"};

@@ -1,4 +1,4 @@
-// The generated code's float transcendentals (c_support.cc) against libm in
+// The generated code's float transcendentals (kernels/aot_vecmath.h) against libm in
 // double over every 97th float bit pattern (NaN, +-Inf, subnormals and huge
 // arguments included), built exactly as libraries are (cc -O3, the default
 // --cpu) and, on x86-64, also without FMA, through vectorisable loops; and no

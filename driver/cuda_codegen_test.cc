@@ -50,7 +50,9 @@ TEST(CudaCodegen, ElementwiseChainIsOneFusedKernelWithAFloat4Twin) {
   EXPECT_NE(s.find("reinterpret_cast<const float4*>(p0)[q]"), std::string::npos);
   EXPECT_NE(s.find("& 15u) == 0"), std::string::npos);  // the float4 form only for aligned pointers
   EXPECT_EQ(s.find("cudaMalloc", s.find("static aot_status aot__run(")), std::string::npos);  // run never allocates
-  EXPECT_NE(s.find("AOT_DEVICE_CUDA, 0, 1, 1,"), std::string::npos);  // the model table: CUDA, 1 input, 1 output
+  // The model table (codegen/templates/aot_cuda_model.cuh): CUDA, 1 input, 1 output.
+  EXPECT_NE(s.find("#define AOT_M_INPUTS 1\n#define AOT_M_OUTPUTS 1\n"), std::string::npos);
+  EXPECT_NE(s.find("AOT_M_NAME_STR, AOT_DEVICE_CUDA, 0,"), std::string::npos);
 }
 
 TEST(CudaCodegen, Float4KernelFinishesAnUnevenLengthElementByElement) {

@@ -66,7 +66,7 @@ for m in mlp cnn transformer; do
   io="$(echo "$sizes" | sed -n 's/.*io=\([0-9]*\).*/\1/p')"
   nin="$(echo "$sizes" | sed -n 's/.*inputs=\([0-9]*\).*/\1/p')"
   nout="$(echo "$sizes" | sed -n 's/.*outputs=\([0-9]*\).*/\1/p')"
-  grep -q "${m}_arena_bytes(void) { return $arena; }" "$d/$m.c" || { echo "arena $arena disagrees with $m.c"; exit 1; }
+  grep -qx "#define AOT_M_ARENA_BYTES $arena" "$d/$m.c" || { echo "arena $arena disagrees with $m.c"; exit 1; }
 
   # The model object, strictly.
   (cd "$d" && arm-none-eabi-gcc $cflags $strict -fstack-usage -I. -c $m.c -o $m.o &&
