@@ -622,7 +622,7 @@ class CEmitter final : public ElementKernels {
     std::string xb = LinearIndex(vo, xo), yb = LinearIndex(vo, yo);
     const DType t =
         x->meta().dtype == DType::kFloat32 && y->meta().dtype == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64;
-    if (t == DType::kFloat32 && !FloatAcc(t) && xs == 1 && ys == 1) {
+    if (t == DType::kFloat32 && use_kl_ && xs == 1 && ys == 1) {
       FloatSoftmaxRow(px + " + " + xb, py + " + " + yb, len, log, ind);
       CloseLoops(vo.size());
       return Status::Ok();
@@ -643,28 +643,11 @@ class CEmitter final : public ElementKernels {
     return Status::Ok();
   }
 
-  // A float row of softmax as eager's vectorised CPU kernel computes it:
-  // e = exp(x - max) in float (aot__expf, 1 ulp), the sum in double lanes,
-  // then e * (1 / sum); log_softmax as x - max - log(sum). Before, every
-  // element took two libm double exp calls (a GPT block's attention softmax
-  // 6.6 us of its 40).
+  // A float row of softmax (the kernel library's aot__softmax_row: eager's
+  // vectorised kernel's steps).
   void FloatSoftmaxRow(const std::string& x, const std::string& y, int64_t len, bool log, const std::string& ind) {
-    const std::string for_r = "for (int64_t r = 0; r < " + std::to_string(len) + "; ++r) ";
-    loops_ << ind << "{\n"
-           << ind << "  const float* const xr = " << x << ";\n"
-           << ind << "  float* const yr = " << y << ";\n"
-           << ind << "  const float m = aot__max_f32(xr, " << len << ");\n";
-    if (log) {
-      loops_ << ind << "  double s = 0;\n"
-             << ind << "  " << for_r << "s += (double)aot__expf(xr[r] - m);\n"
-             << ind << "  const float ls = (float)log(s);\n"
-             << ind << "  " << for_r << "yr[r] = xr[r] - m - ls;\n";
-    } else {
-      loops_ << ind << "  " << for_r << "yr[r] = aot__expf(xr[r] - m);\n"
-             << ind << "  const float inv = (float)(1.0 / aot__sum_f32d(yr, " << len << "));\n"
-             << ind << "  " << for_r << "yr[r] *= inv;\n";
-    }
-    loops_ << ind << "}\n";
+    kl_used_ = true;
+    loops_ << ind << "aot__softmax_row(" << x << ", " << y << ", " << len << ", " << (log ? 1 : 0) << ");\n";
   }
 
   Status LayerNorm(const Node* n) {
@@ -711,23 +694,18 @@ class CEmitter final : public ElementKernels {
            << "; (void)oy;\n";
     const DType t = x->meta().dtype == DType::kFloat32 ? DType::kFloat32 : DType::kFloat64;
     const std::string a = AccT(t);
-    if (t == DType::kFloat32 && !FloatAcc(t) && y->meta().dtype == DType::kFloat32 && xj == "j" && yj == "j" &&
-        (!w || w->meta().dtype == DType::kFloat32) && (!b || b->meta().dtype == DType::kFloat32)) {
-      // Contiguous float rows: mean and variance over double lanes, then the
-      // normalisation in float, as eager's kernel (x - mean) * rstd * w + b
-      // (vectorised; the double loop took 2 ns an element).
-      const std::string inner_d = FormatDouble(static_cast<double>(inner));
-      loops_ << "    const double mean = aot__sum_f32d(" << px << " + o, " << inner << ") / " << inner_d << ";\n"
-             << "    const double var = aot__sqdev_f32d(" << px << " + o, " << inner << ", mean) / " << inner_d << ";\n"
-             << "    const double rstd = 1.0 / sqrt(var + " << FormatDouble(eps) << ");\n"
-             << "    const float fm = (float)mean, fr = (float)rstd;\n"
-             << "    for (int64_t j = 0; j < " << inner << "; ++j) {\n"
-             << "      float v = (" << px << "[o + j] - fm) * fr;\n";
-      if (w) loops_ << "      v *= " << pw << "[j];\n";
-      if (b) loops_ << "      v += " << pb << "[j];\n";
-      loops_ << "      " << py << "[oy + j] = v;\n    }\n";
-      if (!pm.empty()) loops_ << "    " << pm << "[r] = fm; " << pr << "[r] = fr;\n";
-      loops_ << "  }\n";
+    const bool f32_stats = n->outputs().size() != 3 || (n->output(1)->meta().dtype == DType::kFloat32 &&
+                                                        n->output(2)->meta().dtype == DType::kFloat32);
+    if (t == DType::kFloat32 && use_kl_ && y->meta().dtype == DType::kFloat32 && xj == "j" && yj == "j" &&
+        (!w || w->meta().dtype == DType::kFloat32) && (!b || b->meta().dtype == DType::kFloat32) && f32_stats) {
+      // Contiguous float rows: the kernel library's aot__layer_norm_row (mean
+      // and variance over double lanes, the normalisation in float, as
+      // eager's vectorised kernel).
+      kl_used_ = true;
+      loops_ << "    aot__layer_norm_row(" << px << " + o, " << py << " + oy, " << inner << ", "
+             << (w ? pw : std::string("0")) << ", " << (b ? pb : std::string("0")) << ", " << FormatDouble(eps) << ", "
+             << (pm.empty() ? std::string("0") : pm + " + r") << ", " << (pr.empty() ? std::string("0") : pr + " + r")
+             << ");\n  }\n";
       return Status::Ok();
     }
     loops_ << "    " << AccDecl(t, "mean", "0") << " " << AccDecl(t, "var", "0") << "\n";

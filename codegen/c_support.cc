@@ -16,10 +16,11 @@ const char kCSupportValidation[] =
 #include "codegen/templates/aot_validation.inc"
     ;
 
-// The three strings in this order (include sorting would reorder them).
+// The four strings in this order (include sorting would reorder them).
 // clang-format off
 const char kCSupportMath[] =
 #include "codegen/templates/aot_numeric.inc"
+#include "codegen/kernels/aot_rows.inc"
 #include "codegen/kernels/aot_vecmath.inc"
 #include "codegen/templates/aot_gemm_ref.inc"
     ;

@@ -1,7 +1,7 @@
 // Which in-place elementwise updates of a GEMM/convolution result can run in
 // its store (the kernel library's fused epilogue): at most one residual add_
 // of a same-layout tensor, then at most one activation (relu_, hardtanh_,
-// clamp_, hardswish_, sigmoid_, silu_), in that order.
+// clamp_, hardswish_, sigmoid_, silu_, gelu_ in either form), in that order.
 #pragma once
 
 #include <unordered_set>

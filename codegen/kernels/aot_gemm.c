@@ -350,7 +350,7 @@ typedef struct aot__direct {
   float lo, hi;
   const float* res; /* already at the tile's first element; never C (the fusion refuses that) */
   int64_t res_m;
-  const aot__epilogue* post; /* sigmoid, SiLU or hardswish: applied to the stored rows (aot__act_row) */
+  const aot__epilogue* post; /* other activations (sigmoid, GELU, ...): on the stored rows (aot__act_row) */
 } aot__direct;
 /* The second panel has its own stride: it may be the edge panel's tile
  * while the first is read in place. */
@@ -799,8 +799,8 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
                     dr.res = ep->res + (ic + ir) * ep->res_m + (jc + jr);
                     dr.res_m = ep->res_m;
                   }
-                  if (ep->act == AOT_ACT_SIGMOID || ep->act == AOT_ACT_SILU || ep->act == AOT_ACT_HARDSWISH)
-                    dr.post = ep;
+                  /* relu and clamp in registers; any other activation on the stored rows */
+                  if (ep->act != AOT_ACT_NONE && ep->act != AOT_ACT_RELU && ep->act != AOT_ACT_CLAMP) dr.post = ep;
                   if (ep->act == AOT_ACT_RELU) dr.lo = 0.f;
                   if (ep->act == AOT_ACT_CLAMP) {
                     dr.lo = ep->lo;

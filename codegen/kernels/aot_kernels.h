@@ -22,6 +22,9 @@
 #define AOT_ACT_BLOCKS_WANTED 1
 #endif
 #include "aot_vecmath.h"
+/* aot__sum_f32d, aot__sqdev_f32d, aot__max_f32 (generated files carry them
+ * already, as they do aot_vecmath.h). */
+#include "aot_rows.h"
 
 #ifndef AOT_KAPI
 #define AOT_KAPI static
@@ -41,7 +44,16 @@ extern "C" {
 #define AOT_GEMM_MC 128
 #define AOT_GEMM_NC 512
 
-enum { AOT_ACT_NONE = 0, AOT_ACT_RELU, AOT_ACT_CLAMP, AOT_ACT_HARDSWISH, AOT_ACT_SIGMOID, AOT_ACT_SILU };
+enum {
+  AOT_ACT_NONE = 0,
+  AOT_ACT_RELU,
+  AOT_ACT_CLAMP,
+  AOT_ACT_HARDSWISH,
+  AOT_ACT_SIGMOID,
+  AOT_ACT_SILU,
+  AOT_ACT_GELU,     /* erf form (approximate='none') */
+  AOT_ACT_GELU_TANH /* approximate='tanh' */
+};
 
 /* out[m, n] = act(acc[m, n] + bias[m*bias_m + n*bias_n] + res[m*res_m + n*res_n]);
  * bias and res optional (NULL); CLAMP uses lo and hi. */
@@ -85,6 +97,10 @@ static inline float aot__act1(float v, int act, float lo, float hi) {
       return aot__sigmoidf(v);
     case AOT_ACT_SILU:
       return aot__siluf(v);
+    case AOT_ACT_GELU:
+      return aot__gelu_erff(v);
+    case AOT_ACT_GELU_TANH:
+      return aot__gelu_tanhf(v);
     default:
       return v;
   }
@@ -93,7 +109,8 @@ static inline float aot__act1(float v, int act, float lo, float hi) {
 /* c[j * s] = act(c[j * s]) for j < n. Unit stride (the common case) runs one
  * loop per activation, the switch hoisted and the stride a constant, so
  * GCC vectorises each (with a run-time stride it does not: "complicated
- * access pattern"); sigmoid and silu are aot_vecmath.h's branch-free forms. */
+ * access pattern"); sigmoid, silu and GELU are aot_vecmath.h's branch-free
+ * forms, the same bits as the elementwise kernels' (unfused) calls. */
 static inline void aot__act_row(float* c, int64_t n, int64_t s, const aot__epilogue* ep) {
   const int act = ep->act;
   const float lo = ep->lo, hi = ep->hi;
@@ -117,6 +134,12 @@ static inline void aot__act_row(float* c, int64_t n, int64_t s, const aot__epilo
       break;
     case AOT_ACT_SILU:
       AOT__ACT_BLOCKS(c, n, aot__silu16);
+      break;
+    case AOT_ACT_GELU:
+      for (int64_t j = 0; j < n; ++j) c[j] = aot__gelu_erff(c[j]);
+      break;
+    case AOT_ACT_GELU_TANH:
+      for (int64_t j = 0; j < n; ++j) c[j] = aot__gelu_tanhf(c[j]);
       break;
     default:
       break;
@@ -232,6 +255,15 @@ static inline void aot__interior_cols(int64_t W, int64_t OW, int64_t KW, int64_t
  * eager computes them, ceil_mode included). Taps outside the image are
  * skipped (a window without one gives -inf); a NaN tap propagates. */
 AOT_KAPI void aot__max_pool2d_range(const aot__conv_geom* g, const float* x, float* y, int64_t c0, int64_t c1);
+
+/* One contiguous float row of n (aot_norm.c): y = softmax(x), or
+ * log_softmax(x) with log_form set; y may be x. */
+AOT_KAPI void aot__softmax_row(const float* x, float* y, int64_t n, int log_form);
+/* y = (x - mean) * rstd * w + b over one contiguous float row of n (w, b
+ * NULL: left out; y may be x); mean_out / rstd_out (NULL: not wanted) get
+ * the row's statistics, as native_layer_norm returns them. */
+AOT_KAPI void aot__layer_norm_row(const float* x, float* y, int64_t n, const float* w, const float* b, double eps,
+                                  float* mean_out, float* rstd_out);
 
 #ifdef __cplusplus
 }

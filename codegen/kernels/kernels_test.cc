@@ -51,6 +51,10 @@ double Act(double v, const aot__epilogue& ep) {
       return 1 / (1 + std::exp(-v));
     case AOT_ACT_SILU:
       return v / (1 + std::exp(-v));
+    case AOT_ACT_GELU:
+      return 0.5 * v * (1 + std::erf(v * 0.70710678118654752));
+    case AOT_ACT_GELU_TANH:
+      return 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
     default:
       return v;
   }
@@ -175,7 +179,8 @@ TEST(Sgemm, TransposedOperandsAndStridedOutput) {
 TEST(Sgemm, EpilogueActivations) {
   REQUIRE_ISA();
   // K = 300: two K blocks, so full tiles add the second block to what the first stored.
-  for (int act : {AOT_ACT_RELU, AOT_ACT_CLAMP, AOT_ACT_HARDSWISH, AOT_ACT_SIGMOID, AOT_ACT_SILU})
+  for (int act :
+       {AOT_ACT_RELU, AOT_ACT_CLAMP, AOT_ACT_HARDSWISH, AOT_ACT_SIGMOID, AOT_ACT_SILU, AOT_ACT_GELU, AOT_ACT_GELU_TANH})
     for (bool res : {false, true})
       for (bool bias_row : {true, false}) {
         RunGemm({19, 40, 70, true, false, false, false, act, bias_row, res});
@@ -183,29 +188,32 @@ TEST(Sgemm, EpilogueActivations) {
       }
 }
 
-// Sigmoid and SiLU rows run in blocks of 16 with the tail in a padded block:
-// every length gives each element the bits of the one-element function.
+// Sigmoid and SiLU rows run in blocks of 16 with the tail in a padded block,
+// GELU rows in loops GCC vectorises: every length gives each element the bits
+// of the one-element function (this file is built with -ffp-contract=off, as
+// the C library and generated code are: ISO C contracts nothing).
 TEST(ActRow, BlocksAndTailsMatchTheElementFunction) {
   REQUIRE_ISA();
   std::vector<float> src = Random(100, 15);
   const float special[] = {-100.f, -88.5f, -20.f, -0.f, 0.f, 1e-30f, 30.f, 90.f, INFINITY, -INFINITY, NAN};
   for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); ++i) src[i * 7] = special[i];
-  for (int act : {AOT_ACT_SIGMOID, AOT_ACT_SILU})
+  for (int act : {AOT_ACT_SIGMOID, AOT_ACT_SILU, AOT_ACT_GELU, AOT_ACT_GELU_TANH})
     for (int64_t n : {1, 7, 15, 16, 17, 49, 100}) {
       aot__epilogue ep = {};
       ep.act = act;
       std::vector<float> got(src.begin(), src.begin() + n);
       aot__act_row(got.data(), n, 1, &ep);
       for (int64_t j = 0; j < n; ++j) {
-        const float want = act == AOT_ACT_SILU ? aot__siluf(src[j]) : aot__sigmoidf(src[j]);
+        const float want = aot__act1(src[j], act, 0, 0);
         EXPECT_EQ(0, std::memcmp(&got[j], &want, 4))
             << "act " << act << " n " << n << " element " << j << ": " << got[j] << " vs " << want;
       }
     }
 }
 
-// The block forms (AVX-512: vscalefps) against the element functions over
-// every 97th float bit pattern: the same bits, specials included.
+// The row forms (sigmoid and SiLU blocks with AVX-512: vscalefps; GELU's
+// vectorised loops) against the element functions over every 97th float bit
+// pattern: the same bits, specials included.
 TEST(ActRow, BlocksEqualTheElementFunctionOverTheFloats) {
   REQUIRE_ISA();
   std::vector<float> src;
@@ -215,14 +223,14 @@ TEST(ActRow, BlocksEqualTheElementFunctionOverTheFloats) {
     std::memcpy(&f, &bits, 4);
     src.push_back(f);
   }
-  for (int act : {AOT_ACT_SIGMOID, AOT_ACT_SILU}) {
+  for (int act : {AOT_ACT_SIGMOID, AOT_ACT_SILU, AOT_ACT_GELU, AOT_ACT_GELU_TANH}) {
     aot__epilogue ep = {};
     ep.act = act;
     std::vector<float> got = src;
     aot__act_row(got.data(), static_cast<int64_t>(got.size()), 1, &ep);
     int64_t differ = 0;
     for (size_t j = 0; j < src.size(); ++j) {
-      const float want = act == AOT_ACT_SILU ? aot__siluf(src[j]) : aot__sigmoidf(src[j]);
+      const float want = aot__act1(src[j], act, 0, 0);
       if (std::memcmp(&got[j], &want, 4) != 0 && ++differ <= 5)
         ADD_FAILURE() << "act " << act << " x " << src[j] << ": " << got[j] << " vs " << want;
     }
@@ -713,6 +721,68 @@ TEST(Pool, MaxPoolMatchesNaive) {
         }
     EXPECT_EQ(0, std::memcmp(parts.data(), y.data(), y.size() * sizeof(float))) << "k=" << t.KH << " s=" << t.S;
   }
+}
+
+// Softmax and log_softmax rows against float64: within a few float ulps of
+// each result (the exp is 1 ulp, the sum in double); masked (-inf) entries
+// give exactly 0 (softmax) and -inf (log_softmax); in place gives the same bits.
+TEST(SoftmaxRow, MatchesFloat64InAndOutOfPlace) {
+  for (int64_t n : {1, 7, 16, 33, 128, 1000})
+    for (int log_form : {0, 1}) {
+      std::vector<float> x = Random(static_cast<size_t>(n), 21);
+      for (float& v : x) v *= 8.f;
+      if (n > 7) x[3] = x[5] = -INFINITY;  // a causal mask's entries
+      std::vector<float> y(x.size(), NAN), same = x;
+      aot__softmax_row(x.data(), y.data(), n, log_form);
+      aot__softmax_row(same.data(), same.data(), n, log_form);
+      EXPECT_EQ(0, std::memcmp(y.data(), same.data(), y.size() * sizeof(float))) << "n " << n;
+      double m = -INFINITY, sum = 0;
+      for (float v : x) m = std::max<double>(m, v);
+      for (float v : x) sum += std::exp(static_cast<double>(v) - m);
+      for (int64_t j = 0; j < n; ++j) {
+        const double want =
+            log_form ? static_cast<double>(x[j]) - m - std::log(sum) : std::exp(static_cast<double>(x[j]) - m) / sum;
+        if (std::isinf(x[j])) {
+          EXPECT_EQ(y[j], log_form ? -INFINITY : 0.f) << "n " << n << " j " << j;
+          continue;
+        }
+        EXPECT_NEAR(y[j], want, 4e-7 * std::max(1.0, std::fabs(want)) + 1e-30)
+            << "n " << n << " log " << log_form << " j " << j;
+      }
+    }
+}
+
+// Layer norm rows against float64, with and without weight and bias, and
+// the row's mean and rstd as native_layer_norm returns them.
+TEST(LayerNormRow, MatchesFloat64) {
+  for (int64_t n : {1, 5, 16, 100, 768})
+    for (int form = 0; form < 4; ++form) {
+      std::vector<float> x = Random(static_cast<size_t>(n), 31), w = Random(static_cast<size_t>(n), 32),
+                         b = Random(static_cast<size_t>(n), 33);
+      for (float& v : x) v = 3.f + 2.f * v;  // an offset mean: the two-pass variance keeps it exact
+      const float* pw = (form & 1) ? w.data() : nullptr;
+      const float* pb = (form & 2) ? b.data() : nullptr;
+      std::vector<float> y(x.size(), NAN);
+      float mean = NAN, rstd = NAN;
+      aot__layer_norm_row(x.data(), y.data(), n, pw, pb, 1e-5, &mean, &rstd);
+      double dm = 0, dv = 0;
+      for (float v : x) dm += v;
+      dm /= static_cast<double>(n);
+      for (float v : x) dv += (v - dm) * (v - dm);
+      dv /= static_cast<double>(n);
+      const double dr = 1 / std::sqrt(dv + 1e-5);
+      EXPECT_NEAR(mean, dm, 1e-6 * std::fabs(dm));
+      EXPECT_NEAR(rstd, dr, 1e-6 * dr);
+      for (int64_t j = 0; j < n; ++j) {
+        double want = (x[j] - dm) * dr;
+        if (pw) want *= w[j];
+        if (pb) want += b[j];
+        EXPECT_NEAR(y[j], want, 2e-6 * (std::fabs((x[j] - dm) * dr) + 1))
+            << "n " << n << " form " << form << " j " << j;
+      }
+      aot__layer_norm_row(x.data(), x.data(), n, pw, pb, 1e-5, nullptr, nullptr);  // in place, no statistics
+      EXPECT_EQ(0, std::memcmp(x.data(), y.data(), y.size() * sizeof(float))) << "n " << n << " form " << form;
+    }
 }
 
 }  // namespace

@@ -18,11 +18,15 @@
 #include <unistd.h>
 #endif
 
-#include "codegen/kernels/aot_vecmath.h"
-#include "codegen/templates/aot_cpu_check.h"
-#include "codegen/templates/aot_gemm_ref.h"
-#include "codegen/templates/aot_numeric.h"
+/* In a generated file's order (include sorting would change it). */
+// clang-format off
 #include "codegen/templates/aot_validation.h"
+#include "codegen/templates/aot_numeric.h"
+#include "codegen/kernels/aot_rows.h"
+#include "codegen/kernels/aot_vecmath.h"
+#include "codegen/templates/aot_gemm_ref.h"
+#include "codegen/templates/aot_cpu_check.h"
+// clang-format on
 #if CHECK_THREADS
 #include "codegen/templates/aot_threads.h"
 #endif
