@@ -113,6 +113,7 @@ const std::map<std::string, Rule>& Table() {
       {"aten::pad", DecomposeConstantPad},
       {"aten::constant_pad_nd", DecomposeConstantPad},
       {"aten::roll", DecomposeRoll},
+      {"aten::repeat", DecomposeRepeat},
       {"aten::new_zeros", DecomposeNewFactory},
       {"aten::new_ones", DecomposeNewFactory},
       {"aten::new_full", DecomposeNewFactory},

@@ -128,6 +128,40 @@ StatusOr<Value*> DecomposeRoll(DecomposeBuilder& b, const Node* n) {
   return p.Owned(cur);
 }
 
+StatusOr<Value*> DecomposeRepeat(DecomposeBuilder& b, const Node* n) {
+  Value* x = n->input(0);
+  const Sizes& reps = n->args()[1].literal.ints;
+  const Sizes& xs = x->meta().sizes;
+  const DType dt = n->output()->meta().dtype;
+  if (reps.size() < xs.size())
+    return InvalidArgument("repeat needs at least as many repeats (" + std::to_string(reps.size()) +
+                           ") as the tensor has dimensions (" + std::to_string(xs.size()) + ")");
+  // x as [1, p0, 1, p1, ...] (p: its sizes after leading 1s up to reps'
+  // length), expanded to [r0, p0, r1, p1, ...], copied, read as [r0 p0, ...].
+  Sizes padded(reps.size() - xs.size(), 1);
+  padded.insert(padded.end(), xs.begin(), xs.end());
+  Value* cur = x;
+  Sizes s = xs;
+  auto unsqueeze = [&](int64_t dim) -> Status {
+    s.insert(s.begin() + dim, 1);
+    AOT_ASSIGN_OR_RETURN(cur, b.Emit("aten::unsqueeze", {Arg::Of(cur), I(dim)}, s, dt));
+    return Status::Ok();
+  };
+  for (size_t k = xs.size(); k < reps.size(); ++k) AOT_RETURN_IF_ERROR(unsqueeze(0));
+  for (size_t d = 0; d < reps.size(); ++d) AOT_RETURN_IF_ERROR(unsqueeze(static_cast<int64_t>(2 * d)));
+  Sizes wide, out;
+  for (size_t d = 0; d < reps.size(); ++d) {
+    wide.push_back(reps[d]);
+    wide.push_back(padded[d]);
+    out.push_back(reps[d] * padded[d]);
+  }
+  AOT_ASSIGN_OR_RETURN(
+      cur, b.Emit("aten::expand", {Arg::Of(cur), L(Literal::IntList(wide)), L(Literal::Bool(false))}, wide, dt));
+  // A contiguous copy even where every repeat is 1 (the result owns its memory).
+  AOT_ASSIGN_OR_RETURN(cur, b.Emit("aten::clone", {Arg::Of(cur), I(0)}, wide, dt));
+  return b.Emit("aten::view", {Arg::Of(cur), L(Literal::IntList(out))}, out, dt);
+}
+
 StatusOr<Value*> DecomposeNewFactory(DecomposeBuilder& b, const Node* n) {
   const Value* out = n->output();
   const std::string& name = n->op().schema.name;  // new_zeros, new_ones, new_full

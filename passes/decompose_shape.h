@@ -2,6 +2,7 @@
 // ops both backends lower, with eager's semantics:
 //   pad (constant mode) / constant_pad_nd -> slice (negative pads) + cat with full blocks
 //   roll -> slice + cat per rolled dim (flattened first when no dims are given)
+//   repeat -> unsqueeze, expand, a contiguous clone, view
 //   new_zeros / new_ones / new_full -> zeros / ones / full in self's dtype
 //   norm / linalg_vector_norm -> abs, pow, sum, sqrt, amax / amin
 #pragma once
@@ -12,6 +13,7 @@ namespace atenaot {
 
 StatusOr<Value*> DecomposeConstantPad(DecomposeBuilder& b, const Node* n);
 StatusOr<Value*> DecomposeRoll(DecomposeBuilder& b, const Node* n);
+StatusOr<Value*> DecomposeRepeat(DecomposeBuilder& b, const Node* n);
 StatusOr<Value*> DecomposeNewFactory(DecomposeBuilder& b, const Node* n);
 StatusOr<Value*> DecomposeNorm(DecomposeBuilder& b, const Node* n);
 

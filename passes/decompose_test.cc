@@ -151,6 +151,32 @@ TEST(Decompose, RollIsSliceAndCatPerDim) {
   EXPECT_NE(text.find("aten::clone(%x, none) : f32[2,3,4]"), std::string::npos) << text;
 }
 
+TEST(Decompose, RepeatIsAnExpandedCopy) {
+  std::string text = Decomposed(R"(graph @f(%x: f32[2,3]@s0) {
+  %y = aten::repeat(%x, [2, 1, 3]) : f32[2,2,9]@s1
+  return %y
+}
+)");
+  EXPECT_EQ(text.find("aten::repeat"), std::string::npos) << text;
+  // [2, 3] -> [1, 2, 3] -> [1, 1, 1, 2, 1, 3], expanded to [2, 1, 1, 2, 3, 3],
+  // copied (memory_format 0: contiguous), viewed as [2, 2, 9].
+  EXPECT_NE(text.find("aten::unsqueeze(%x, 0) : f32[1,2,3]"), std::string::npos) << text;
+  EXPECT_NE(text.find(", [2, 1, 1, 2, 3, 3], false) : f32[2,1,1,2,3,3]"), std::string::npos) << text;
+  EXPECT_NE(text.find(", 0) : f32[2,1,1,2,3,3]"), std::string::npos) << text;
+  EXPECT_NE(text.find(", [2, 2, 9]) : f32[2,2,9]"), std::string::npos) << text;
+}
+
+TEST(Decompose, RepeatWithFewerRepeatsThanDimsIsRefused) {
+  const std::string text = Decomposed(R"(graph @f(%x: f32[2,3]@s0) {
+  %y = aten::repeat(%x, [2]) : f32[2,3]@s1
+  return %y
+}
+)");
+  EXPECT_NE(text.find("decompose: "), std::string::npos) << text;
+  EXPECT_NE(text.find("repeat needs at least as many repeats (1) as the tensor has dimensions (2)"), std::string::npos)
+      << text;
+}
+
 TEST(Decompose, NewZerosAndNormsUseSupportedOps) {
   std::string text = Decomposed(R"(graph @f(%x: f32[2,5]@s0) {
   %z = aten::new_zeros(%x, [3], none, none, none, none) : f32[3]@s1

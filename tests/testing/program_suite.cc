@@ -1574,7 +1574,7 @@ std::vector<SuiteProgram> Build() {
         return Ts{at::randn({6, 4}), I64({1, 3, 0, 3, 3, 5, 2, 1}, {8}), I64({0, 3, 5, 5}, {4}), at::randn({8})};
       }));
   // ---------------------------------------------------------------------
-  // Decomposed: pad, roll, new_* factories, norms (passes/decompose_shape.h).
+  // Decomposed: pad, roll, repeat, new_* factories, norms (passes/decompose_shape.h).
   add(
       "pad_constant_negative_and_value_roll_negative_dims",
       [](const Ts& in) -> Ts {
@@ -1587,6 +1587,18 @@ std::vector<SuiteProgram> Build() {
         return {a, c, r, f, z, in[0] * 1};
       },
       Randn(320, {{2, 3, 4}}));
+  add(
+      "repeat_more_dims_ones_zero_transposed_and_written",
+      [](const Ts& in) -> Ts {
+        T a = in[0].repeat({2, 1, 3});   // a leading dimension added
+        T o = in[0].repeat({1, 1});      // every repeat 1: still a copy
+        o.mul_(2);                       // which must not write the input
+        T z = in[0].repeat({0, 2});      // no elements
+        T t = in[0].t().repeat({2, 2});  // a strided input
+        T r = in[1].repeat({3});         // a scalar-like 1-element vector
+        return {a, o, z, t, r, in[0] + 0};
+      },
+      Randn(323, {{2, 3}, {1}}));
   add(
       "new_zeros_ones_full_keep_dtype",
       [](const Ts& in) -> Ts {
