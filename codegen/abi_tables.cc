@@ -79,6 +79,12 @@ std::string ModelMacro(const std::string& name, const std::string& value, const 
   return "#define " + name + " " + value + (comment.empty() ? "" : " /* " + comment + " */") + "\n";
 }
 
+std::string SymbolMacros(const std::string& name, const std::vector<std::string>& suffixes) {
+  std::string s;
+  for (const std::string& x : suffixes) s += ModelMacro("AOT_M_SYM" + x, name + x);
+  return s;
+}
+
 std::string WeightsCheckSource(const std::vector<uint8_t>& bytes) {
   std::ostringstream os;
   os << kCrc32Source << "\n"

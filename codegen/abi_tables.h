@@ -30,6 +30,10 @@ std::string Crc32Hex(const std::vector<uint8_t>& bytes);
 // that the templates (codegen/templates/aot_*_model.h) read.
 std::string ModelMacro(const std::string& name, const std::string& value, const std::string& comment = "");
 
+// "#define AOT_M_SYM_run NAME_run" and so on, one per suffix ("_run", ...):
+// the templates' names for the model's public symbols.
+std::string SymbolMacros(const std::string& name, const std::vector<std::string>& suffixes);
+
 // The weights check of a compiled library: aot_crc32.h's source, the
 // AOT_M_BLOB_BYTES / AOT_M_WEIGHTS_CRC of `bytes`, then
 // codegen/templates/aot_weights_check.h's aot__check_weights(w, err, err_len).

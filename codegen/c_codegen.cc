@@ -1547,8 +1547,13 @@ class CEmitter final : public ElementKernels {
                         : !opts_.embed_weights ? "AOT_M_W_FILE"
                         : linked               ? "AOT_M_W_LINKED"
                                                : "AOT_M_W_C_ARRAYS";
+    // The public symbols it defines (the header declares the same).
+    std::vector<std::string> symbols = {"_arena_bytes", "_weights_bytes", "_run", "_run_msg", "_model"};
+    if (WeightsChecked()) symbols.push_back("_check_weights");
+    if (opts_.threads) symbols.push_back("_set_threads");
+    if (linked && !blob_.empty()) symbols.push_back("_weights_data");
     c << "\n/* ---- this model's facts, for codegen/templates/aot_cpu_model.h ---- */\n"
-      << ModelMacro("AOT_M_NAME", N) << ModelMacro("AOT_M_NAME_STR", CStringLiteral(N))
+      << ModelMacro("AOT_M_NAME_STR", CStringLiteral(N)) << SymbolMacros(N, symbols)
       << ModelMacro("AOT_M_INPUTS", std::to_string(nin)) << ModelMacro("AOT_M_OUTPUTS", std::to_string(nout))
       << ModelMacro("AOT_M_ARENA_BYTES", std::to_string(ArenaTotal()))
       << ModelMacro("AOT_M_WEIGHTS_BYTES", std::to_string(wbytes), "NAME.weights; 0: none, or built in")

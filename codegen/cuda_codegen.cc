@@ -1025,7 +1025,7 @@ class CudaEmitter final : public ElementKernels {
     // This model's facts, for codegen/templates/aot_cuda_ctx.cuh and aot_cuda_model.cuh.
     const bool weights_arg = !opts_.embed_weights && wbytes > 0;
     c << "/* ---- this model's facts, for codegen/templates/aot_cuda_model.cuh ---- */\n"
-      << ModelMacro("AOT_M_NAME", N) << ModelMacro("AOT_M_NAME_STR", CStringLiteral(N))
+      << ModelMacro("AOT_M_NAME_STR", CStringLiteral(N)) << SymbolMacros(N, {"_model", "_arena_bytes"})
       << ModelMacro("AOT_M_INPUTS", S(static_cast<int64_t>(nin)))
       << ModelMacro("AOT_M_OUTPUTS", S(static_cast<int64_t>(nout))) << ModelMacro("AOT_M_ARENA_BYTES", S(arena))
       << ModelMacro("AOT_M_STAGE_BYTES", S(stage)) << ModelMacro("AOT_M_WEIGHTS_BYTES", S(wbytes))

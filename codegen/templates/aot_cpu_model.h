@@ -2,7 +2,8 @@
  * The fixed part of every generated CPU library: NAME_run and NAME_run_msg,
  * the sizes, the weights check and options, the CPU check at open and the
  * table the loader (aot_model_open) reads. The generated file defines first:
- *   AOT_M_NAME, AOT_M_NAME_STR   the model's C name (NAME_run, ...), and as a string
+ *   AOT_M_NAME_STR               the model's name, as a string
+ *   AOT_M_SYM_run, ...           its public symbols (NAME_run, ...)
  *   AOT_M_INPUTS, AOT_M_OUTPUTS  how many tensors go in and come out
  *   AOT_M_ARENA_BYTES            the planned arena
  *   AOT_M_WEIGHTS_BYTES          bytes of NAME.weights the caller passes (0: none)
@@ -21,10 +22,10 @@
 #define AOT_M_W_FILE 1
 #define AOT_M_W_LINKED 2
 #define AOT_M_W_C_ARRAYS 3
-/* NAME##suffix, NAME being AOT_M_NAME's value */
-#define AOT__M2(name, suffix) name##suffix
-#define AOT__M1(name, suffix) AOT__M2(name, suffix)
-#define AOT__M(suffix) AOT__M1(AOT_M_NAME, suffix)
+/* The model's public symbols: AOT__M(_run) is AOT_M_SYM_run, which the
+ * generated file defines as NAME_run (the name is never macro-expanded, so a
+ * model named like a predefined macro, e.g. linux under -std=gnu11, works). */
+#define AOT__M(suffix) AOT_M_SYM##suffix
 
 static aot_status aot__run(void* state, const aot_tensor* inputs, size_t num_inputs, aot_tensor* outputs,
                            size_t num_outputs, void* arena, size_t arena_bytes, const void* weights, void* stream,

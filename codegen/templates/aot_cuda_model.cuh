@@ -3,7 +3,8 @@
  * staging, weights upload, stream, cuBLAS), close, the cuda_graph option,
  * run (checks, staging of host tensors, CUDA graph replay) and the table the
  * loader reads. The generated file defines first:
- *   AOT_M_NAME, AOT_M_NAME_STR   the model's C name (NAME_model, ...), and as a string
+ *   AOT_M_NAME_STR               the model's name, as a string
+ *   AOT_M_SYM_model, AOT_M_SYM_arena_bytes  its public symbols (NAME_model, ...)
  *   AOT_M_INPUTS, AOT_M_OUTPUTS  how many tensors go in and come out
  *   AOT_M_ARENA_BYTES            the device arena (allocated at open)
  *   AOT_M_STAGE_BYTES            staging buffers for host tensors
@@ -18,10 +19,10 @@
  * and aot__out_bytes / aot__out_stage (where there are inputs / outputs),
  * aot__check_weights (AOT_M_WEIGHTS_ARG: aot_weights_check.h). Needs
  * aot_validation.h, aot_cuda_host.cuh and aot_cuda_ctx.cuh before it. */
-/* NAME##suffix, NAME being AOT_M_NAME's value */
-#define AOT__M2(name, suffix) name##suffix
-#define AOT__M1(name, suffix) AOT__M2(name, suffix)
-#define AOT__M(suffix) AOT__M1(AOT_M_NAME, suffix)
+/* The model's public symbols: AOT__M(_run) is AOT_M_SYM_run, which the
+ * generated file defines as NAME_run (the name is never macro-expanded, so a
+ * model named like a predefined macro, e.g. linux under -std=gnu11, works). */
+#define AOT__M(suffix) AOT_M_SYM##suffix
 /* What a captured CUDA graph is keyed on: inputs, outputs, arena, stream. */
 #define AOT__KEYS ((AOT_M_INPUTS > 0 ? AOT_M_INPUTS : 1) + (AOT_M_OUTPUTS > 0 ? AOT_M_OUTPUTS : 1) + 2)
 

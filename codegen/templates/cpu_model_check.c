@@ -32,7 +32,17 @@
 #endif
 
 /* What an emitter writes: the model's weights, tables, compute and facts. */
-#define AOT_M_NAME toy
+/* A macro with the model's name, as GCC's GNU modes predefine linux and unix:
+ * the templates never expand the bare name. */
+#define toy 1
+#define AOT_M_SYM_arena_bytes toy_arena_bytes
+#define AOT_M_SYM_weights_bytes toy_weights_bytes
+#define AOT_M_SYM_run toy_run
+#define AOT_M_SYM_run_msg toy_run_msg
+#define AOT_M_SYM_check_weights toy_check_weights
+#define AOT_M_SYM_set_threads toy_set_threads
+#define AOT_M_SYM_model toy_model
+#define AOT_M_SYM_weights_data toy_weights_data
 #define AOT_M_NAME_STR "toy"
 #define AOT_M_INPUTS 1
 #define AOT_M_OUTPUTS 1
