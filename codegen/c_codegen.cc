@@ -1509,7 +1509,8 @@ class CEmitter final : public ElementKernels {
         << " * every user of this library; the same as aot_model_set_option(m, \"threads\", n). Link with -pthread. "
            "*/\n"
         << "AOT_EXPORT int " << N << "_set_threads(int n);\n";
-    const bool checked = WeightsChecked();
+    const Weights at = WeightsAt();
+    const bool checked = at == Weights::kFile || at == Weights::kLinked;  // a CRC-32 to check
     if (checked)
       h << "/* Checks the weights (`weights` as for " << N << "_run) against the CRC-32 recorded at compile time:\n"
         << " * AOT_OK, or AOT_ERR_CORRUPT_WEIGHTS. aot_model_open does this for " << N << ".weights. */\n"
@@ -1542,33 +1543,36 @@ class CEmitter final : public ElementKernels {
     const std::string layout = InputLayoutTable(g_, "aot__in_layout");
     c << ins << layout << outs;
     // The entry points: codegen/templates/aot_cpu_model.h, given this model's facts.
-    const bool linked = opts_.embed_weights && !opts_.weights_as_c_arrays;
-    const char* where = blob_.empty()          ? "AOT_M_W_NONE"
-                        : !opts_.embed_weights ? "AOT_M_W_FILE"
-                        : linked               ? "AOT_M_W_LINKED"
-                                               : "AOT_M_W_C_ARRAYS";
+    static const char* const kWhere[] = {"AOT_M_W_NONE", "AOT_M_W_FILE", "AOT_M_W_LINKED", "AOT_M_W_C_ARRAYS"};
     // The public symbols it defines (the header declares the same).
     std::vector<std::string> symbols = {"_arena_bytes", "_weights_bytes", "_run", "_run_msg", "_model"};
-    if (WeightsChecked()) symbols.push_back("_check_weights");
+    if (checked) symbols.push_back("_check_weights");
     if (opts_.threads) symbols.push_back("_set_threads");
-    if (linked && !blob_.empty()) symbols.push_back("_weights_data");
+    if (at == Weights::kLinked) symbols.push_back("_weights_data");
     c << "\n/* ---- this model's facts, for codegen/templates/aot_cpu_model.h ---- */\n"
       << ModelMacro("AOT_M_NAME_STR", CStringLiteral(N)) << SymbolMacros(N, symbols)
       << ModelMacro("AOT_M_INPUTS", std::to_string(nin)) << ModelMacro("AOT_M_OUTPUTS", std::to_string(nout))
       << ModelMacro("AOT_M_ARENA_BYTES", std::to_string(ArenaTotal()))
       << ModelMacro("AOT_M_WEIGHTS_BYTES", std::to_string(wbytes), "NAME.weights; 0: none, or built in")
-      << ModelMacro("AOT_M_WEIGHTS", where) << ModelMacro("AOT_M_WEIGHTS_ARG", opts_.embed_weights ? "0" : "1")
+      << ModelMacro("AOT_M_WEIGHTS", kWhere[static_cast<int>(at)])
+      << ModelMacro("AOT_M_WEIGHTS_ARG", opts_.embed_weights ? "0" : "1")
       << ModelMacro("AOT_M_IN_LAYOUT", layout.empty() ? "0" : "aot__in_layout")
       << ModelMacro("AOT_M_THREADS", opts_.threads ? "1" : "0");
-    if (WeightsChecked()) c << WeightsCheckSource(blob_);
+    if (checked) c << WeightsCheckSource(blob_);
     c << kCpuModelSource;
     out.source = c.str();
     return out;
   }
 
-  // Weights in one blob (NAME.weights or the linked NAME_weights.bin) carry
-  // a CRC-32; C arrays in NAME.c (--weights c) do not.
-  bool WeightsChecked() const { return !blob_.empty() && !(opts_.embed_weights && opts_.weights_as_c_arrays); }
+  // Where the weights are, as aot_cpu_model.h's AOT_M_W_* numbers them: none,
+  // NAME.weights, NAME_weights.bin linked in (both one blob with a CRC-32),
+  // or C arrays in NAME.c (--weights c, no checksum).
+  enum class Weights { kNone, kFile, kLinked, kCArrays };
+  Weights WeightsAt() const {
+    if (blob_.empty()) return Weights::kNone;
+    if (!opts_.embed_weights) return Weights::kFile;
+    return opts_.weights_as_c_arrays ? Weights::kCArrays : Weights::kLinked;
+  }
 
   const Graph& g_;
   const MemoryPlan& plan_;

@@ -168,8 +168,7 @@ std::unordered_map<std::string, ElementwiseOp> BuildTable() {
     return "(" + x[0] + " / ((" + ct + ")1 + " + M("exp", ct) + "(-" + x[0] + ")))";
   });
   add("gelu", {0}, [](const X& x, const Node& n, const std::string& ct) {
-    bool tanh_approx =
-        n.args().size() > 1 && n.args()[1].literal.kind == Literal::Kind::kString && n.args()[1].literal.s == "tanh";
+    const bool tanh_approx = GeluTanhForm(n);
     if (ct == "float") return std::string(tanh_approx ? "aot__gelu_tanhf(" : "aot__gelu_erff(") + x[0] + ")";
     if (tanh_approx)
       return "((" + ct + ")0.5 * " + x[0] + " * ((" + ct + ")1 + " + M("tanh", ct) + "((" + ct +
@@ -256,6 +255,10 @@ std::unordered_map<std::string, ElementwiseOp> BuildTable() {
 }
 
 }  // namespace
+
+bool GeluTanhForm(const Node& n) {
+  return n.args().size() > 1 && n.args()[1].literal.kind == Literal::Kind::kString && n.args()[1].literal.s == "tanh";
+}
 
 const ElementwiseOp* FindElementwise(const Node& n) {
   static const std::unordered_map<std::string, ElementwiseOp> table = BuildTable();

@@ -26,6 +26,10 @@ struct ElementwiseOp {
 // nullptr when the node's op is not elementwise (or not supported as such).
 const ElementwiseOp* FindElementwise(const Node& n);
 
+// Whether a gelu node takes the tanh approximation (approximate='tanh'; else
+// the erf form), as its lowering and the GEMM epilogue both read it.
+bool GeluTanhForm(const Node& n);
+
 // The tensors the fused elementwise tree rooted at n reads, each once, in
 // first-use order (values in `fused` are computed inline, so their own
 // operands are read instead); argument `skip_arg` of n (or -1) is left out.

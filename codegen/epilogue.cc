@@ -1,5 +1,6 @@
 #include "codegen/epilogue.h"
 
+#include "codegen/elementwise.h"
 #include "codegen/kernels/aot_kernels.h"
 
 namespace atenaot {
@@ -22,12 +23,7 @@ int Activation(const Node* n, double* lo, double* hi) {
   if (op == "hardswish_") return AOT_ACT_HARDSWISH;
   if (op == "sigmoid_") return AOT_ACT_SIGMOID;
   if (op == "silu_") return AOT_ACT_SILU;
-  if (op == "gelu_") {  // approximate: 'none' (the default) or 'tanh'
-    const std::string a = n->args().size() < 2                                  ? "none"
-                          : n->args()[1].literal.kind == Literal::Kind::kString ? n->args()[1].literal.s
-                                                                                : "";
-    return a == "none" ? AOT_ACT_GELU : a == "tanh" ? AOT_ACT_GELU_TANH : -1;
-  }
+  if (op == "gelu_") return GeluTanhForm(*n) ? AOT_ACT_GELU_TANH : AOT_ACT_GELU;  // as its lowering reads it
   if ((op == "hardtanh_" || op == "clamp_") && n->args().size() >= 3 && Number(n->args()[1].literal, lo) &&
       Number(n->args()[2].literal, hi) && *lo <= *hi)
     return AOT_ACT_CLAMP;

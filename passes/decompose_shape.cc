@@ -138,8 +138,6 @@ StatusOr<Value*> DecomposeRepeat(DecomposeBuilder& b, const Node* n) {
                            ") as the tensor has dimensions (" + std::to_string(xs.size()) + ")");
   // x as [1, p0, 1, p1, ...] (p: its sizes after leading 1s up to reps'
   // length), expanded to [r0, p0, r1, p1, ...], copied, read as [r0 p0, ...].
-  Sizes padded(reps.size() - xs.size(), 1);
-  padded.insert(padded.end(), xs.begin(), xs.end());
   Value* cur = x;
   Sizes s = xs;
   auto unsqueeze = [&](int64_t dim) -> Status {
@@ -148,6 +146,7 @@ StatusOr<Value*> DecomposeRepeat(DecomposeBuilder& b, const Node* n) {
     return Status::Ok();
   };
   for (size_t k = xs.size(); k < reps.size(); ++k) AOT_RETURN_IF_ERROR(unsqueeze(0));
+  const Sizes padded = s;
   for (size_t d = 0; d < reps.size(); ++d) AOT_RETURN_IF_ERROR(unsqueeze(static_cast<int64_t>(2 * d)));
   Sizes wide, out;
   for (size_t d = 0; d < reps.size(); ++d) {

@@ -30,99 +30,91 @@ AOT_BASELINE AOT_UNUSED static int aot__cpu_fail(char* err, size_t err_len, cons
   if (err && err_len) err[n] = 0;
   return AOT_ERR_UNSUPPORTED_CPU;
 }
+/* Fails unless the CPU has `feature` (a string literal, as
+ * __builtin_cpu_supports needs), naming it in the message. */
+#define AOT__NEED(feature) \
+  if (!__builtin_cpu_supports(feature) || aot__cpu_hidden(feature)) return aot__cpu_fail(err, err_len, feature)
 AOT_BASELINE AOT_UNUSED static int aot__cpu_check(char* err, size_t err_len) {
   (void)err; /* unused when built for the baseline ISA */
   (void)err_len;
   __builtin_cpu_init();
 #ifdef __SSE3__
-  if (!__builtin_cpu_supports("sse3") || aot__cpu_hidden("sse3")) return aot__cpu_fail(err, err_len, "sse3");
+  AOT__NEED("sse3");
 #endif
 #ifdef __SSSE3__
-  if (!__builtin_cpu_supports("ssse3") || aot__cpu_hidden("ssse3")) return aot__cpu_fail(err, err_len, "ssse3");
+  AOT__NEED("ssse3");
 #endif
 #ifdef __SSE4_1__
-  if (!__builtin_cpu_supports("sse4.1") || aot__cpu_hidden("sse4.1")) return aot__cpu_fail(err, err_len, "sse4.1");
+  AOT__NEED("sse4.1");
 #endif
 #ifdef __SSE4_2__
-  if (!__builtin_cpu_supports("sse4.2") || aot__cpu_hidden("sse4.2")) return aot__cpu_fail(err, err_len, "sse4.2");
+  AOT__NEED("sse4.2");
 #endif
 #ifdef __POPCNT__
-  if (!__builtin_cpu_supports("popcnt") || aot__cpu_hidden("popcnt")) return aot__cpu_fail(err, err_len, "popcnt");
+  AOT__NEED("popcnt");
 #endif
 #ifdef __AVX__
-  if (!__builtin_cpu_supports("avx") || aot__cpu_hidden("avx")) return aot__cpu_fail(err, err_len, "avx");
+  AOT__NEED("avx");
 #endif
 #ifdef __AVX2__
-  if (!__builtin_cpu_supports("avx2") || aot__cpu_hidden("avx2")) return aot__cpu_fail(err, err_len, "avx2");
+  AOT__NEED("avx2");
 #endif
 #ifdef __FMA__
-  if (!__builtin_cpu_supports("fma") || aot__cpu_hidden("fma")) return aot__cpu_fail(err, err_len, "fma");
+  AOT__NEED("fma");
 #endif
 #ifdef __BMI__
-  if (!__builtin_cpu_supports("bmi") || aot__cpu_hidden("bmi")) return aot__cpu_fail(err, err_len, "bmi");
+  AOT__NEED("bmi");
 #endif
 #ifdef __BMI2__
-  if (!__builtin_cpu_supports("bmi2") || aot__cpu_hidden("bmi2")) return aot__cpu_fail(err, err_len, "bmi2");
+  AOT__NEED("bmi2");
 #endif
 #ifdef __F16C__
-  if (!__builtin_cpu_supports("f16c") || aot__cpu_hidden("f16c")) return aot__cpu_fail(err, err_len, "f16c");
+  AOT__NEED("f16c");
 #endif
 #ifdef __AVX512F__
-  if (!__builtin_cpu_supports("avx512f") || aot__cpu_hidden("avx512f")) return aot__cpu_fail(err, err_len, "avx512f");
+  AOT__NEED("avx512f");
 #endif
 #ifdef __AVX512BW__
-  if (!__builtin_cpu_supports("avx512bw") || aot__cpu_hidden("avx512bw"))
-    return aot__cpu_fail(err, err_len, "avx512bw");
+  AOT__NEED("avx512bw");
 #endif
 #ifdef __AVX512CD__
-  if (!__builtin_cpu_supports("avx512cd") || aot__cpu_hidden("avx512cd"))
-    return aot__cpu_fail(err, err_len, "avx512cd");
+  AOT__NEED("avx512cd");
 #endif
 #ifdef __AVX512DQ__
-  if (!__builtin_cpu_supports("avx512dq") || aot__cpu_hidden("avx512dq"))
-    return aot__cpu_fail(err, err_len, "avx512dq");
+  AOT__NEED("avx512dq");
 #endif
 #ifdef __AVX512VL__
-  if (!__builtin_cpu_supports("avx512vl") || aot__cpu_hidden("avx512vl"))
-    return aot__cpu_fail(err, err_len, "avx512vl");
+  AOT__NEED("avx512vl");
 #endif
 #ifdef __AVX512VNNI__
-  if (!__builtin_cpu_supports("avx512vnni") || aot__cpu_hidden("avx512vnni"))
-    return aot__cpu_fail(err, err_len, "avx512vnni");
+  AOT__NEED("avx512vnni");
 #endif
 #ifdef __AVX512IFMA__
-  if (!__builtin_cpu_supports("avx512ifma") || aot__cpu_hidden("avx512ifma"))
-    return aot__cpu_fail(err, err_len, "avx512ifma");
+  AOT__NEED("avx512ifma");
 #endif
 #ifdef __AVX512VBMI__
-  if (!__builtin_cpu_supports("avx512vbmi") || aot__cpu_hidden("avx512vbmi"))
-    return aot__cpu_fail(err, err_len, "avx512vbmi");
+  AOT__NEED("avx512vbmi");
 #endif
 #ifdef __AVX512VBMI2__
-  if (!__builtin_cpu_supports("avx512vbmi2") || aot__cpu_hidden("avx512vbmi2"))
-    return aot__cpu_fail(err, err_len, "avx512vbmi2");
+  AOT__NEED("avx512vbmi2");
 #endif
 #ifdef __AVX512BITALG__
-  if (!__builtin_cpu_supports("avx512bitalg") || aot__cpu_hidden("avx512bitalg"))
-    return aot__cpu_fail(err, err_len, "avx512bitalg");
+  AOT__NEED("avx512bitalg");
 #endif
 #ifdef __AVX512VPOPCNTDQ__
-  if (!__builtin_cpu_supports("avx512vpopcntdq") || aot__cpu_hidden("avx512vpopcntdq"))
-    return aot__cpu_fail(err, err_len, "avx512vpopcntdq");
+  AOT__NEED("avx512vpopcntdq");
 #endif
 #ifdef __AVX512BF16__
-  if (!__builtin_cpu_supports("avx512bf16") || aot__cpu_hidden("avx512bf16"))
-    return aot__cpu_fail(err, err_len, "avx512bf16");
+  AOT__NEED("avx512bf16");
 #endif
 #ifdef __GFNI__
-  if (!__builtin_cpu_supports("gfni") || aot__cpu_hidden("gfni")) return aot__cpu_fail(err, err_len, "gfni");
+  AOT__NEED("gfni");
 #endif
 #ifdef __VPCLMULQDQ__
-  if (!__builtin_cpu_supports("vpclmulqdq") || aot__cpu_hidden("vpclmulqdq"))
-    return aot__cpu_fail(err, err_len, "vpclmulqdq");
+  AOT__NEED("vpclmulqdq");
 #endif
 #ifdef __VAES__
-  if (!__builtin_cpu_supports("vaes") || aot__cpu_hidden("vaes")) return aot__cpu_fail(err, err_len, "vaes");
+  AOT__NEED("vaes");
 #endif
   return AOT_OK;
 }
