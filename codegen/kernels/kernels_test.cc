@@ -406,6 +406,50 @@ TEST(Sgemm, InPlaceOperandsAreBitwiseThePackedOnes) {
   }
 }
 
+// One output column (N = 1) with a prepacked A takes the matrix-vector path
+// (aot__gemv_packed): bitwise what the tiled path gives with the same A read
+// in place, for M below, at and above a tile and a group of four panels, K
+// below and across KC (and KS steps for M < MR), every epilogue, a strided
+// column and output, and row ranges as threads split them.
+TEST(Sgemm, OneColumnWithPackedAIsBitwiseTheTiledPath) {
+  REQUIRE_ISA();
+  struct Case {
+    int64_t M, K, xs, c_m;
+    int act;
+    bool bias, res;
+  };
+  const Case cases[] = {{1, 1, 1, 1, AOT_ACT_NONE, false, false},       {5, 70, 1, 1, AOT_ACT_SIGMOID, true, false},
+                        {8, 48, 1, 1, AOT_ACT_SILU, true, false},       {33, 300, 3, 2, AOT_ACT_RELU, true, true},
+                        {1152, 48, 1, 1, AOT_ACT_SIGMOID, true, false}, {48, 1152, 1, 1, AOT_ACT_SILU, true, false},
+                        {100, 513, 1, 5, AOT_ACT_CLAMP, false, true},   {7, 600, 2, 1, AOT_ACT_HARDSWISH, true, true},
+                        {40, 256, 1, 1, AOT_ACT_GELU, true, false},     {1000, 1280, 1, 1, AOT_ACT_NONE, true, false}};
+  for (const Case& t : cases) {
+    const int64_t M = t.M, K = t.K;
+    const std::vector<float> a = Random(static_cast<size_t>(M * K), 31), x = Random(static_cast<size_t>(K * t.xs), 32),
+                             bias = Random(static_cast<size_t>(M), 33), res = Random(static_cast<size_t>(M), 34);
+    std::vector<float> pa(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
+    aot__sgemm_pack_a(M, K, a.data(), K, 1, pa.data());
+    const aot__operand A = {a.data(), K, 1, 0, nullptr}, Ap = {pa.data(), 0, 0, 1, nullptr},
+                       B = {x.data(), t.xs, 1, 0, nullptr};
+    const aot__epilogue ep = {
+        t.bias ? bias.data() : nullptr, 1, 0, t.res ? res.data() : nullptr, 1, 0, t.act, -0.25f, 0.5f};
+    const std::string what = std::to_string(M) + "x1x" + std::to_string(K);
+    auto run = [&](const aot__operand& op, int64_t lo, int64_t hi, std::vector<float>* c) {
+      std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, 1, K, 0)) + 1);
+      aot__sgemm_range_packing(M, 1, K, &op, &B, c->data(), t.c_m, 1, &ep, scratch.data(), lo, hi, 0, 1, 0);
+    };
+    std::vector<float> tiled(static_cast<size_t>(M * t.c_m), NAN), gemv(tiled.size(), NAN), parts(tiled.size(), NAN);
+    run(A, 0, M, &tiled);
+    run(Ap, 0, M, &gemv);
+    std::vector<float> want(static_cast<size_t>(M), NAN);
+    for (int64_t m = 0; m < M; ++m) want[static_cast<size_t>(m)] = gemv[static_cast<size_t>(m * t.c_m)];
+    ExpectGemm(M, 1, K, a.data(), K, 1, x.data(), t.xs, &ep, want.data(), 1, 1, what);
+    EXPECT_EQ(0, std::memcmp(tiled.data(), gemv.data(), tiled.size() * 4)) << what;
+    for (int64_t lo = 0; lo < M; lo += 8) run(Ap, lo, std::min(M, lo + 8), &parts);  // threads split MR-row units
+    EXPECT_EQ(0, std::memcmp(parts.data(), gemv.data(), gemv.size() * 4)) << what << " in ranges";
+  }
+}
+
 // The packing rule (aot_gemm.c, from gemm_bench's rows): prepacked operands
 // are never packed again, a conv's B always is (im2col panels), a unit-stride
 // A never is, a unit-column-stride B only with rows 4 KB or more apart and a
