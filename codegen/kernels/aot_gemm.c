@@ -689,25 +689,111 @@ static inline aot__blk aot__blk_at_k(aot__blk b, int64_t k) {
 #define AOT__GEMM_MAC(s, a, b) ((s) += (a) * (b))
 #endif
 
-/* Rows [m0, m0 + np MR) of a matrix-vector product with a prepacked A, one
- * K step [k0, k0 + kk) of each sum (see aot__gemv_packed): the np panels'
- * sums side by side (independent chains hide the multiply-add latency),
- * added to C's rows in [m_lo, m_hi). */
-AOT__KINLINE void aot__gemv_step(const float* a, int64_t kc, int64_t np, const float* x, int64_t xs, int64_t k0,
-                                 int64_t kk, float* C, int64_t c_m, int64_t m0, int64_t m_lo, int64_t m_hi, int first) {
-  float s[4 * AOT_GEMM_MR];
-  for (int64_t i = 0; i < np * AOT_GEMM_MR; ++i) s[i] = 0.f;
-  for (int64_t k = k0; k < k0 + kk; ++k) {
-    const float xk = x[k * xs];
-    for (int64_t j = 0; j < np; ++j)
+/* B panels with at most this many columns (N = 49, 7x7 maps: the last of
+ * four panels) take aot__micro_narrow: the 16-column micro-kernels spent a
+ * whole panel's work on them (ResNet-50's 512 x 49 x 4608: 114 GFLOP/s
+ * against 147 on 256 x 196 x 2304). */
+#define AOT__NARROW 4
+
+/* Tiles of np (<= 4) row panels of A in the packed layout (rows adjacent:
+ * element (r, k) at a[p][k MR + r]) by nr (<= AOT__NARROW) columns of one B
+ * panel: per column, each panel's MR rows as one vector, the np nr sums
+ * side by side. The same sums, in the same order and with the same
+ * rounding, as the micro-kernels; tile p at t + p MR NR. */
+AOT__KINLINE void aot__micro_narrow(int64_t kc, const float* const* a, int64_t np, const float* b, int64_t ldb,
+                                    int64_t nr, float* t) {
+#if defined(__AVX2__) && defined(__FMA__) && AOT_GEMM_MR == 8
+  /* a panel's 8 rows as one ymm (GCC vectorised the loop below with xmm) */
+  __m256 s[4 * AOT__NARROW];
+  for (int64_t i = 0; i < np * nr; ++i) s[i] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < kc; ++k)
+    for (int64_t c = 0; c < nr; ++c) {
+      const __m256 bk = _mm256_set1_ps(b[k * ldb + c]);
+      for (int64_t p = 0; p < np; ++p)
+        s[p * nr + c] = _mm256_fmadd_ps(_mm256_loadu_ps(a[p] + k * 8), bk, s[p * nr + c]);
+    }
+  for (int64_t p = 0; p < np; ++p)
+    for (int64_t c = 0; c < nr; ++c) {
+      float v[8];
+      _mm256_storeu_ps(v, s[p * nr + c]);
+      for (int64_t r = 0; r < 8; ++r) t[p * AOT_GEMM_MR * AOT_GEMM_NR + r * AOT_GEMM_NR + c] = v[r];
+    }
+#else
+  float s[4 * AOT__NARROW * AOT_GEMM_MR];
+  for (int64_t i = 0; i < np * nr * AOT_GEMM_MR; ++i) s[i] = 0.f;
+  for (int64_t k = 0; k < kc; ++k)
+    for (int64_t c = 0; c < nr; ++c) {
+      const float bk = b[k * ldb + c];
+      for (int64_t p = 0; p < np; ++p)
+        for (int64_t r = 0; r < AOT_GEMM_MR; ++r)
+          AOT__GEMM_MAC(s[(p * nr + c) * AOT_GEMM_MR + r], a[p][k * AOT_GEMM_MR + r], bk);
+    }
+  for (int64_t p = 0; p < np; ++p)
+    for (int64_t c = 0; c < nr; ++c)
       for (int64_t r = 0; r < AOT_GEMM_MR; ++r)
-        AOT__GEMM_MAC(s[j * AOT_GEMM_MR + r], a[j * AOT_GEMM_MR * kc + k * AOT_GEMM_MR + r], xk);
+        t[p * AOT_GEMM_MR * AOT_GEMM_NR + r * AOT_GEMM_NR + c] = s[(p * nr + c) * AOT_GEMM_MR + r];
+#endif
+}
+
+/* aot__micro_narrow with np and nr as constants: the sums then stay in
+ * vector registers (with them run-time, GCC kept them in memory, one scalar
+ * multiply-add at a time: slower than the 16-column micro-kernels). */
+static void aot__micro_narrow_any(int64_t kc, const float* const* a, int64_t np, const float* b, int64_t ldb,
+                                  int64_t nr, float* t) {
+#define AOT__NARROW_NR(NP)                                  \
+  switch (nr) {                                             \
+    case 1:                                                 \
+      aot__micro_narrow(kc, a, NP, b, ldb, 1, t);           \
+      return;                                               \
+    case 2:                                                 \
+      aot__micro_narrow(kc, a, NP, b, ldb, 2, t);           \
+      return;                                               \
+    case 3:                                                 \
+      aot__micro_narrow(kc, a, NP, b, ldb, 3, t);           \
+      return;                                               \
+    default:                                                \
+      aot__micro_narrow(kc, a, NP, b, ldb, AOT__NARROW, t); \
+      return;                                               \
   }
-  for (int64_t i = 0; i < np * AOT_GEMM_MR; ++i) {
-    const int64_t m = m0 + i;
-    if (m < m_lo || m >= m_hi) continue;
-    C[m * c_m] = first ? s[i] : C[m * c_m] + s[i];
+  switch (np) {
+    case 1:
+      AOT__NARROW_NR(1)
+    case 2:
+      AOT__NARROW_NR(2)
+    case 3:
+      AOT__NARROW_NR(3)
+    default:
+      AOT__NARROW_NR(4)
   }
+#undef AOT__NARROW_NR
+}
+
+/* One narrow B panel (nr <= AOT__NARROW columns) against the mc rows of an
+ * A block, four row panels at a time through aot__micro_narrow, each tile
+ * stored by aot__store_tile; 0 (nothing done) where A's panels are not in
+ * the packed layout (rows read in place: the micro-kernels take them). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int
+aot__narrow_tiles(int64_t kk, const aot__blk* as, int64_t mc, aot__pan b0, int64_t nr, float* C, int64_t c_m,
+                  int64_t c_n, int first, int last, const aot__epilogue* ep, int64_t m0, int64_t n0, float* t) {
+  for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
+    const aot__pan a = aot__pan_at(as, ir);
+    if (a.sr != 1 || a.sk != AOT_GEMM_MR) return 0;
+  }
+  for (int64_t ir = 0; ir < mc; ir += 4 * AOT_GEMM_MR) {
+    const int64_t np = AOT__MIN(4, (mc - ir + AOT_GEMM_MR - 1) / AOT_GEMM_MR);
+    const float* a[4];
+    for (int64_t p = 0; p < np; ++p) a[p] = aot__pan_at(as, ir + p * AOT_GEMM_MR).p;
+    aot__micro_narrow_any(kk, a, np, b0.p, b0.sk, nr, t);
+    for (int64_t p = 0; p < np; ++p) {
+      const int64_t r0 = ir + p * AOT_GEMM_MR;
+      aot__store_tile(t + p * AOT_GEMM_MR * AOT_GEMM_NR, AOT__MIN(AOT_GEMM_MR, mc - r0), nr,
+                      C + (m0 + r0) * c_m + n0 * c_n, c_m, c_n, first, last, ep, m0 + r0, n0);
+    }
+  }
+  return 1;
 }
 
 /* C = A x for a column x (N = 1) and a prepacked A: the squeeze-and-
@@ -720,6 +806,7 @@ AOT__KINLINE void aot__gemv_step(const float* a, int64_t kc, int64_t np, const f
 static void aot__gemv_packed(int64_t M, int64_t K, const aot__operand* A, const aot__operand* B, float* C, int64_t c_m,
                              const aot__epilogue* ep, int64_t m_lo, int64_t m_hi) {
   const int64_t mp = aot__round_up(M, AOT_GEMM_MR), ks_len = M < AOT_GEMM_MR ? AOT_GEMM_KS_FEW : AOT_GEMM_KC;
+  float t[4 * AOT_GEMM_MR * AOT_GEMM_NR];
   for (int64_t m0 = m_lo / AOT_GEMM_MR * AOT_GEMM_MR; m0 < m_hi; m0 += 4 * AOT_GEMM_MR) {
     const int64_t np = AOT__MIN(4, (mp - m0) / AOT_GEMM_MR); /* panels left in A */
     for (int64_t pc = 0; pc < K; pc += AOT_GEMM_KC) {
@@ -728,10 +815,14 @@ static void aot__gemv_packed(int64_t M, int64_t K, const aot__operand* A, const 
       const float* x = B->p + pc * B->s0;
       for (int64_t ks = 0; ks < kc; ks += ks_len) {
         const int64_t kk = AOT__MIN(ks_len, kc - ks);
-        if (np == 4)
-          aot__gemv_step(a, kc, 4, x, B->s0, ks, kk, C, c_m, m0, m_lo, m_hi, pc == 0 && ks == 0);
-        else
-          aot__gemv_step(a, kc, np, x, B->s0, ks, kk, C, c_m, m0, m_lo, m_hi, pc == 0 && ks == 0);
+        const float* ap[4];
+        for (int64_t j = 0; j < np; ++j) ap[j] = a + j * AOT_GEMM_MR * kc + ks * AOT_GEMM_MR;
+        aot__micro_narrow_any(kk, ap, np, x + ks * B->s0, B->s0, 1, t);
+        for (int64_t i = 0; i < np * AOT_GEMM_MR; ++i) { /* row i of tile i / MR, column 0 */
+          const int64_t m = m0 + i;
+          const float v = t[i / AOT_GEMM_MR * AOT_GEMM_MR * AOT_GEMM_NR + i % AOT_GEMM_MR * AOT_GEMM_NR];
+          if (m >= m_lo && m < m_hi) C[m * c_m] = pc == 0 && ks == 0 ? v : C[m * c_m] + v;
+        }
       }
     }
   }
@@ -784,6 +875,7 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
                      : scratch; /* NULL + 0 is UB in C */
   float t0[AOT_GEMM_MR * AOT_GEMM_NR], t1[AOT_GEMM_MR * AOT_GEMM_NR];
   float at[AOT_GEMM_KC * AOT_GEMM_MR], bt[AOT_GEMM_KC * AOT_GEMM_NR]; /* the edge panels of operands read in place */
+  float tn[4 * AOT_GEMM_MR * AOT_GEMM_NR];                            /* aot__narrow_tiles' tiles */
   (void)t1;
 #ifdef AOT__HAVE_MICRO2
   /* Tiles may skip the temporary when the epilogue is a per-row bias, a
@@ -836,8 +928,11 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
           for (int64_t jr = 0; jr < nc; jr += AOT_GEMM_NR) {
             const int64_t nr = AOT__MIN(AOT_GEMM_NR, nc - jr);
             const aot__pan b0 = aot__pan_at(&bs, jr);
+            if (nr <= AOT__NARROW &&
+                aot__narrow_tiles(kk, &as, mc, b0, nr, C, c_m, c_n, first_s, last_s, ep, ic, jc + jr, tn))
+              continue;
 #ifdef AOT__HAVE_MICRO2
-            if (jr + AOT_GEMM_NR < nc) { /* two panels at once */
+            if (nc - jr - AOT_GEMM_NR > AOT__NARROW) { /* two panels at once (a narrow second one: alone below) */
               const int64_t nr2 = AOT__MIN(AOT_GEMM_NR, nc - jr - AOT_GEMM_NR);
               const aot__pan b1 = aot__pan_at(&bs, jr + AOT_GEMM_NR);
               /* Prepacked B (weights) comes from memory once per call: the next
