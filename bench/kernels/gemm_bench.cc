@@ -209,6 +209,7 @@ void GemmShapes(benchmark::internal::Benchmark* b) {
 // costs as much as the product), then AotWinograd's other layers.
 void ConvShapes(benchmark::internal::Benchmark* b) {
   for (auto s : std::vector<std::vector<int64_t>>{{3, 224, 64, 7, 2},
+                                                  {3, 224, 32, 3, 2},  // MobileNetV2's, EfficientNet-B0's stem
                                                   {64, 56, 64, 3, 1},
                                                   {128, 28, 128, 3, 1},
                                                   {256, 14, 256, 3, 1},

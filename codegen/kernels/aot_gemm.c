@@ -186,6 +186,66 @@ static void aot__pack_b_conv_s1(const aot__conv_geom* g, const float* x, int64_t
 }
 #endif
 
+#if defined(__AVX512F__)
+/* The same for stride-2 columns (the stems of MobileNet and EfficientNet:
+ * 3 -> 32 channels, 3x3, K = 27, where packing took as long as the product):
+ * per panel, each run's two load masks for each kw are computed once; a
+ * panel row is then two masked loads from the run's first input column
+ * (columns outside the image load as zeros), one permute picking the even
+ * columns, and one store. */
+static void aot__pack_b_conv_s2(const aot__conv_geom* g, const float* x, int64_t N, int64_t n0, int64_t nc, int64_t k0,
+                                int64_t kc, float* dst) {
+  enum { R = AOT_GEMM_NR + 1 };
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const int64_t khw = g->KH * g->KW, ch0 = k0 / khw, kh0 = (k0 % khw) / g->KW, kw0 = k0 % g->KW;
+  for (int64_t j = 0; j < nc; j += AOT_GEMM_NR) {
+    float* d = dst + j * kc;
+    const int64_t cols = AOT__MIN(AOT_GEMM_NR, N - n0 - j);
+    int64_t run_c[R], run_ih[R], run_iw[R];
+    __mmask16 store[R], m_lo[R][AOT_GEMM_NR], m_hi[R][AOT_GEMM_NR];
+    int nruns = 0;
+    for (int64_t c = 0; c < cols;) {
+      const int64_t n = n0 + j + c, oh = n / g->OW, ow = n % g->OW, len = AOT__MIN(cols - c, g->OW - ow);
+      run_c[nruns] = c;
+      run_ih[nruns] = oh * g->SH - g->PH;
+      run_iw[nruns] = 2 * ow - g->PW;
+      store[nruns] = aot__lanes(0, len);
+      for (int64_t kw = 0; kw < g->KW; ++kw) {
+        const int64_t b = run_iw[nruns] + kw * g->DW; /* lane i reads column b + 2 i */
+        m_lo[nruns][kw] = aot__lanes(-b, g->W - b);
+        m_hi[nruns][kw] = aot__lanes(-b - 16, g->W - b - 16);
+      }
+      ++nruns;
+      c += len;
+    }
+    const float* plane = x + ch0 * g->H * g->W;
+    int64_t kh = kh0, kw = kw0;
+    for (int64_t k = 0; k < kc; ++k) {
+      float* o = d + k * AOT_GEMM_NR;
+      const int64_t dh = kh * g->DH, dw = kw * g->DW;
+      for (int r = 0; r < nruns; ++r) {
+        const int64_t ih = run_ih[r] + dh;
+        __m512 v = _mm512_setzero_ps();
+        if (ih >= 0 && ih < g->H) {
+          const float* p = plane + ih * g->W + run_iw[r] + dw;
+          v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(m_lo[r][kw], p), even,
+                                     _mm512_maskz_loadu_ps(m_hi[r][kw], p + 16));
+        }
+        _mm512_mask_storeu_ps(o + run_c[r], store[r], v);
+      }
+      if (cols < AOT_GEMM_NR) _mm512_mask_storeu_ps(o, aot__lanes(cols, AOT_GEMM_NR), _mm512_setzero_ps());
+      if (++kw == g->KW) {
+        kw = 0;
+        if (++kh == g->KH) {
+          kh = 0;
+          plane += g->H * g->W;
+        }
+      }
+    }
+  }
+}
+#endif
+
 /* The same panels read from an image as its im2col matrix (no im2col buffer).
  * A panel's columns split into runs within one output row; for each k a run
  * reads one input row. Row k = (channel, kh, kw) is stepped, not divided out. */
@@ -194,6 +254,10 @@ static void aot__pack_b_conv(const aot__conv_geom* g, const float* x, int64_t N,
 #if defined(__AVX512F__)
   if (g->SW == 1 && g->KW <= AOT_GEMM_NR) {
     aot__pack_b_conv_s1(g, x, N, n0, nc, k0, kc, dst);
+    return;
+  }
+  if (g->SW == 2 && g->KW <= AOT_GEMM_NR) {
+    aot__pack_b_conv_s2(g, x, N, n0, nc, k0, kc, dst);
     return;
   }
 #endif

@@ -574,6 +574,68 @@ TEST(Conv, Im2colPanelsMatchNaiveConvolution) {
   }
 }
 
+// The im2col panels packed straight from the image (stride 1 and 2: the
+// AVX-512 packers precompute each run's masks per panel) hold exactly the
+// explicit im2col matrix: the GEMM of a conv operand is bitwise the GEMM of
+// that matrix read in place, for whole calls and for the channel and column
+// ranges threads split into; padding wider than the kernel's reach, maps
+// narrower than a panel, runs crossing output rows, dilation, every epilogue
+// form.
+TEST(Conv, Im2colPanelsAreBitwiseTheExplicitIm2colGemm) {
+  REQUIRE_ISA();
+  struct C {
+    int64_t C, H, W, K, S, P, D, cout;
+  };
+  const C cases[] = {{3, 33, 35, 3, 2, 1, 1, 32}, {3, 16, 16, 3, 2, 1, 1, 16}, {1, 20, 37, 5, 1, 2, 1, 12},
+                     {4, 9, 40, 3, 1, 3, 1, 24},  {2, 7, 5, 7, 2, 3, 1, 8},    {3, 40, 41, 7, 2, 3, 1, 64},
+                     {5, 12, 13, 3, 2, 1, 1, 16}, {3, 1, 17, 3, 2, 1, 1, 9},   {20, 15, 14, 3, 2, 1, 2, 10},
+                     {9, 13, 31, 1, 2, 0, 1, 8},  {6, 10, 9, 5, 2, 4, 1, 8}};
+  for (const C& t : cases) {
+    const aot__conv_geom g = Geom(t.C, t.H, t.W, t.K, t.K, t.S, t.P, t.D);
+    const int64_t K = t.C * t.K * t.K, N = g.OH * g.OW, M = t.cout;
+    const std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 41),
+                             w = Random(static_cast<size_t>(M * K), 42), bias = Random(static_cast<size_t>(M * N), 43),
+                             res = Random(static_cast<size_t>(M * N), 44);
+    std::vector<float> cols(static_cast<size_t>(K * N), 0.f);  // the im2col matrix, zeros in the padding
+    for (int64_t c = 0; c < t.C; ++c)
+      for (int64_t kh = 0; kh < t.K; ++kh)
+        for (int64_t kw = 0; kw < t.K; ++kw)
+          for (int64_t oh = 0; oh < g.OH; ++oh)
+            for (int64_t ow = 0; ow < g.OW; ++ow) {
+              const int64_t ih = oh * t.S - t.P + kh * t.D, iw = ow * t.S - t.P + kw * t.D;
+              if (ih >= 0 && ih < t.H && iw >= 0 && iw < t.W)
+                cols[static_cast<size_t>(((c * t.K + kh) * t.K + kw) * N + oh * g.OW + ow)] =
+                    x[static_cast<size_t>((c * t.H + ih) * t.W + iw)];
+            }
+    std::vector<float> pw(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
+    aot__sgemm_pack_a(M, K, w.data(), K, 1, pw.data());
+    const aot__operand A = {pw.data(), 0, 0, 1, nullptr}, conv = {x.data(), 0, 0, 0, &g},
+                       im2col = {cols.data(), N, 1, 0, nullptr};
+    const int acts[] = {AOT_ACT_SILU, AOT_ACT_CLAMP, AOT_ACT_HARDSWISH};
+    for (int form = 0; form < 3; ++form) {
+      aot__epilogue ep = {
+          bias.data(), form == 1 ? 0 : 1, form == 1 ? 1 : 0, form == 2 ? res.data() : nullptr, N, 1, acts[form], 0.f,
+          6.f};
+      const std::string what = "C=" + std::to_string(t.C) + " " + std::to_string(t.H) + "x" + std::to_string(t.W) +
+                               " k=" + std::to_string(t.K) + " s=" + std::to_string(t.S) + " form " +
+                               std::to_string(form);
+      auto run = [&](const aot__operand& b, int64_t m_lo, int64_t m_hi, int64_t n_lo, int64_t n_hi, float* y) {
+        const int packing = aot__sgemm_packing(M, N, K, &A, &b);
+        std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, packing)) + 1);
+        aot__sgemm_range_packing(M, N, K, &A, &b, y, N, 1, &ep, scratch.data(), m_lo, m_hi, n_lo, n_hi, packing);
+      };
+      std::vector<float> want(static_cast<size_t>(M * N), NAN), got(want.size(), NAN), parts(want.size(), NAN);
+      run(im2col, 0, M, 0, N, want.data());
+      run(conv, 0, M, 0, N, got.data());
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4)) << what;
+      for (int64_t m = 0; m < M; m += 8)  // channel ranges of MR rows, column ranges of 2 NR columns
+        for (int64_t n = 0; n < N; n += 2 * AOT_GEMM_NR)
+          run(conv, m, std::min(M, m + 8), n, std::min(N, n + 2 * AOT_GEMM_NR), parts.data());
+      EXPECT_EQ(0, std::memcmp(want.data(), parts.data(), want.size() * 4)) << what << " in ranges";
+    }
+  }
+}
+
 // Winograd F(2x2, 3x3) and F(4x4, 3x3): odd sizes (partial last tiles),
 // padding 0 to 2, channel counts past the transform chunk (16), the GEMM's K
 // block (256) and the output-channel pass (64), with bias, residual and an
