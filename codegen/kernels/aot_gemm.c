@@ -125,76 +125,16 @@ static inline void aot__pack_run(float* restrict out, const float* restrict row,
 }
 
 #if defined(__AVX512F__)
-/* aot__pack_b_conv for stride-1 columns and KW <= 16 on AVX-512: what varies
- * per k only through (kh, kw) -- each run's in-image lanes for each kw, and
- * whether its input row exists for each kh -- is computed once per panel, so
- * a panel row costs one masked load and store per run. (ResNet's 3x3 layers
- * spent most of their packing time recomputing it per k.) */
-static void aot__pack_b_conv_s1(const aot__conv_geom* g, const float* x, int64_t N, int64_t n0, int64_t nc, int64_t k0,
-                                int64_t kc, float* dst) {
-  enum { R = AOT_GEMM_NR + 1 };
-  const int64_t khw = g->KH * g->KW, ch0 = k0 / khw, kh0 = (k0 % khw) / g->KW, kw0 = k0 % g->KW;
-  for (int64_t j = 0; j < nc; j += AOT_GEMM_NR) {
-    float* d = dst + j * kc;
-    const int64_t cols = AOT__MIN(AOT_GEMM_NR, N - n0 - j);
-    int64_t run_c[R], run_ih[R], run_iw[R];
-    __mmask16 store[R], in[R][AOT_GEMM_NR];
-    int64_t lo[R][AOT_GEMM_NR];
-    int nruns = 0;
-    for (int64_t c = 0; c < cols;) {
-      const int64_t n = n0 + j + c, oh = n / g->OW, ow = n % g->OW, len = AOT__MIN(cols - c, g->OW - ow);
-      run_c[nruns] = c;
-      run_ih[nruns] = oh * g->SH - g->PH;
-      run_iw[nruns] = ow - g->PW;
-      store[nruns] = aot__lanes(0, len);
-      for (int64_t kw = 0; kw < g->KW; ++kw) {
-        const int64_t iw0 = run_iw[nruns] + kw * g->DW;
-        int64_t l = iw0 < 0 ? AOT__MIN(-iw0, len) : 0, h = iw0 + len > g->W ? g->W - iw0 : len;
-        if (h < l) h = l;
-        lo[nruns][kw] = l;
-        in[nruns][kw] = aot__lanes(l, h);
-      }
-      ++nruns;
-      c += len;
-    }
-    const float* plane = x + ch0 * g->H * g->W;
-    int64_t kh = kh0, kw = kw0;
-    for (int64_t k = 0; k < kc; ++k) {
-      float* o = d + k * AOT_GEMM_NR;
-      const int64_t dh = kh * g->DH, dw = kw * g->DW;
-      for (int r = 0; r < nruns; ++r) {
-        const int64_t ih = run_ih[r] + dh;
-        __m512 v = _mm512_setzero_ps();
-        if (ih >= 0 && ih < g->H && in[r][kw]) {
-          const int64_t l = lo[r][kw];
-          const float* p = plane + ih * g->W + run_iw[r] + dw + l; /* lane l's column, the first in the image */
-          /* a run starting in the left padding expands from its first in-image element */
-          v = l == 0 ? _mm512_maskz_loadu_ps(in[r][kw], p) : _mm512_maskz_expandloadu_ps(in[r][kw], p);
-        }
-        _mm512_mask_storeu_ps(o + run_c[r], store[r], v);
-      }
-      if (cols < AOT_GEMM_NR) _mm512_mask_storeu_ps(o, aot__lanes(cols, AOT_GEMM_NR), _mm512_setzero_ps());
-      if (++kw == g->KW) {
-        kw = 0;
-        if (++kh == g->KH) {
-          kh = 0;
-          plane += g->H * g->W;
-        }
-      }
-    }
-  }
-}
-#endif
-
-#if defined(__AVX512F__)
-/* The same for stride-2 columns (the stems of MobileNet and EfficientNet:
- * 3 -> 32 channels, 3x3, K = 27, where packing took as long as the product):
- * per panel, each run's two load masks for each kw are computed once; a
- * panel row is then two masked loads from the run's first input column
- * (columns outside the image load as zeros), one permute picking the even
- * columns, and one store. */
-static void aot__pack_b_conv_s2(const aot__conv_geom* g, const float* x, int64_t N, int64_t n0, int64_t nc, int64_t k0,
-                                int64_t kc, float* dst) {
+/* aot__pack_b_conv for stride-1 and stride-2 columns and KW <= 16 on
+ * AVX-512: what varies per k only through (kh, kw) -- each run's load masks
+ * for each kw, and whether its input row exists for each kh -- is computed
+ * once per panel, so a panel row costs one masked load (stride 2: two and a
+ * permute picking the even columns; columns outside the image load as zeros)
+ * and one store per run. (ResNet's 3x3 layers spent most of their packing
+ * time recomputing it per k; at stride 2 the stem of MobileNetV2 and
+ * EfficientNet-B0, K = 27, spent 44% of its time packing.) */
+AOT__KINLINE void aot__pack_b_conv_runs(const aot__conv_geom* g, const float* x, int64_t N, int64_t n0, int64_t nc,
+                                        int64_t k0, int64_t kc, float* dst, int64_t S) {
   enum { R = AOT_GEMM_NR + 1 };
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const int64_t khw = g->KH * g->KW, ch0 = k0 / khw, kh0 = (k0 % khw) / g->KW, kw0 = k0 % g->KW;
@@ -202,18 +142,28 @@ static void aot__pack_b_conv_s2(const aot__conv_geom* g, const float* x, int64_t
     float* d = dst + j * kc;
     const int64_t cols = AOT__MIN(AOT_GEMM_NR, N - n0 - j);
     int64_t run_c[R], run_ih[R], run_iw[R];
-    __mmask16 store[R], m_lo[R][AOT_GEMM_NR], m_hi[R][AOT_GEMM_NR];
+    /* stride 1: the in-image lanes (a) from lane lo; stride 2: the masks of
+     * the loads at the run's first column (a) and 16 after it (b) */
+    __mmask16 store[R], ma[R][AOT_GEMM_NR], mb[R][AOT_GEMM_NR];
+    int64_t lo[R][AOT_GEMM_NR];
     int nruns = 0;
     for (int64_t c = 0; c < cols;) {
       const int64_t n = n0 + j + c, oh = n / g->OW, ow = n % g->OW, len = AOT__MIN(cols - c, g->OW - ow);
       run_c[nruns] = c;
       run_ih[nruns] = oh * g->SH - g->PH;
-      run_iw[nruns] = 2 * ow - g->PW;
+      run_iw[nruns] = ow * S - g->PW;
       store[nruns] = aot__lanes(0, len);
       for (int64_t kw = 0; kw < g->KW; ++kw) {
-        const int64_t b = run_iw[nruns] + kw * g->DW; /* lane i reads column b + 2 i */
-        m_lo[nruns][kw] = aot__lanes(-b, g->W - b);
-        m_hi[nruns][kw] = aot__lanes(-b - 16, g->W - b - 16);
+        const int64_t iw0 = run_iw[nruns] + kw * g->DW; /* lane i reads column iw0 + S i */
+        if (S == 1) {
+          int64_t l = iw0 < 0 ? AOT__MIN(-iw0, len) : 0, h = iw0 + len > g->W ? g->W - iw0 : len;
+          if (h < l) h = l;
+          lo[nruns][kw] = l;
+          ma[nruns][kw] = aot__lanes(l, h);
+        } else {
+          ma[nruns][kw] = aot__lanes(-iw0, g->W - iw0);
+          mb[nruns][kw] = aot__lanes(-iw0 - 16, g->W - iw0 - 16);
+        }
       }
       ++nruns;
       c += len;
@@ -226,10 +176,15 @@ static void aot__pack_b_conv_s2(const aot__conv_geom* g, const float* x, int64_t
       for (int r = 0; r < nruns; ++r) {
         const int64_t ih = run_ih[r] + dh;
         __m512 v = _mm512_setzero_ps();
-        if (ih >= 0 && ih < g->H) {
+        if (ih >= 0 && ih < g->H && S == 1 && ma[r][kw]) {
+          const int64_t l = lo[r][kw];
+          const float* p = plane + ih * g->W + run_iw[r] + dw + l; /* lane l's column, the first in the image */
+          /* a run starting in the left padding expands from its first in-image element */
+          v = l == 0 ? _mm512_maskz_loadu_ps(ma[r][kw], p) : _mm512_maskz_expandloadu_ps(ma[r][kw], p);
+        } else if (ih >= 0 && ih < g->H && S == 2) {
           const float* p = plane + ih * g->W + run_iw[r] + dw;
-          v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(m_lo[r][kw], p), even,
-                                     _mm512_maskz_loadu_ps(m_hi[r][kw], p + 16));
+          v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(ma[r][kw], p), even,
+                                     _mm512_maskz_loadu_ps(mb[r][kw], p + 16));
         }
         _mm512_mask_storeu_ps(o + run_c[r], store[r], v);
       }
@@ -253,11 +208,11 @@ static void aot__pack_b_conv(const aot__conv_geom* g, const float* x, int64_t N,
                              int64_t kc, float* dst) {
 #if defined(__AVX512F__)
   if (g->SW == 1 && g->KW <= AOT_GEMM_NR) {
-    aot__pack_b_conv_s1(g, x, N, n0, nc, k0, kc, dst);
+    aot__pack_b_conv_runs(g, x, N, n0, nc, k0, kc, dst, 1);
     return;
   }
   if (g->SW == 2 && g->KW <= AOT_GEMM_NR) {
-    aot__pack_b_conv_s2(g, x, N, n0, nc, k0, kc, dst);
+    aot__pack_b_conv_runs(g, x, N, n0, nc, k0, kc, dst, 2);
     return;
   }
 #endif
