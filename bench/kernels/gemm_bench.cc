@@ -185,6 +185,19 @@ void AotDepthwise(benchmark::State& s) {
   Flops(s, 2.0 * C * g.OH * g.OW * k * k);
 }
 
+// args: C, H (= W): 3x3 max pooling, stride 2, padding 1 (ResNet's and
+// DenseNet's stem pool, GoogLeNet's).
+void AotMaxPool(benchmark::State& s) {
+  const int64_t C = s.range(0), H = s.range(1);
+  aot__conv_geom g = {C, H, H, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0};
+  g.OH = g.OW = (H + 2 - 3) / 2 + 1;
+  std::vector<float> x = Random(static_cast<size_t>(C * H * H)), y(static_cast<size_t>(C * g.OH * g.OW));
+  for (auto _ : s) {
+    aot__max_pool2d_range(&g, x.data(), y.data(), 0, C);
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+
 // GEMM shapes (M, N, K): ResNet-50's convolutions as im2col GEMMs, a
 // transformer block's projections (128 tokens, d=768, ffn 3072).
 void GemmShapes(benchmark::internal::Benchmark* b) {
@@ -250,6 +263,7 @@ void WinogradShapes(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(AotWinograd)->Apply(WinogradShapes)->Unit(benchmark::kMicrosecond);
 // MobileNetV2's 3x3 and EfficientNet-B0's 5x5 layers.
+BENCHMARK(AotMaxPool)->Args({64, 112})->Args({192, 56})->Args({480, 28})->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotDepthwise)
     ->Args({144, 56, 1, 3})
     ->Args({96, 112, 2, 3})
