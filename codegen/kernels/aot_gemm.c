@@ -791,12 +791,9 @@ static void aot__micro_narrow_any(int64_t kc, const float* const* a, int64_t np,
  * A block, four row panels at a time through aot__micro_narrow, each tile
  * stored by aot__store_tile; 0 (nothing done) where A's panels are not in
  * the packed layout (rows read in place: the micro-kernels take them). */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static int
-aot__narrow_tiles(int64_t kk, const aot__blk* as, int64_t mc, aot__pan b0, int64_t nr, float* C, int64_t c_m,
-                  int64_t c_n, int first, int last, const aot__epilogue* ep, int64_t m0, int64_t n0, float* t) {
+static int aot__narrow_tiles(int64_t kk, const aot__blk* as, int64_t mc, aot__pan b0, int64_t nr, float* C, int64_t c_m,
+                             int64_t c_n, int first, int last, const aot__epilogue* ep, int64_t m0, int64_t n0,
+                             float* t) {
   for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
     const aot__pan a = aot__pan_at(as, ir);
     if (a.sr != 1 || a.sk != AOT_GEMM_MR) return 0;
