@@ -406,11 +406,12 @@ TEST(Sgemm, InPlaceOperandsAreBitwiseThePackedOnes) {
   }
 }
 
-// One output column (N = 1) with a prepacked A takes the matrix-vector path
-// (aot__gemv_packed): bitwise what the tiled path gives with the same A read
-// in place, for M below, at and above a tile and a group of four panels, K
-// below and across KC (and KS steps for M < MR), every epilogue, a strided
-// column and output, and row ranges as threads split them.
+// One output column (N = 1) with a prepacked A runs through the narrow-panel
+// kernel (aot__micro_narrow) and the column's activation at once: bitwise
+// what the 16-column micro-kernels give with the same A read in place, for M
+// below, at and above a tile and a group of four panels, K below and across
+// KC (and KS steps for M < MR), every epilogue, a strided column and output,
+// and row ranges as threads split them.
 TEST(Sgemm, OneColumnWithPackedAIsBitwiseTheTiledPath) {
   REQUIRE_ISA();
   struct Case {
@@ -438,15 +439,15 @@ TEST(Sgemm, OneColumnWithPackedAIsBitwiseTheTiledPath) {
       std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(M, 1, K, 0)) + 1);
       aot__sgemm_range_packing(M, 1, K, &op, &B, c->data(), t.c_m, 1, &ep, scratch.data(), lo, hi, 0, 1, 0);
     };
-    std::vector<float> tiled(static_cast<size_t>(M * t.c_m), NAN), gemv(tiled.size(), NAN), parts(tiled.size(), NAN);
+    std::vector<float> tiled(static_cast<size_t>(M * t.c_m), NAN), packed(tiled.size(), NAN), parts(tiled.size(), NAN);
     run(A, 0, M, &tiled);
-    run(Ap, 0, M, &gemv);
+    run(Ap, 0, M, &packed);
     std::vector<float> want(static_cast<size_t>(M), NAN);
-    for (int64_t m = 0; m < M; ++m) want[static_cast<size_t>(m)] = gemv[static_cast<size_t>(m * t.c_m)];
+    for (int64_t m = 0; m < M; ++m) want[static_cast<size_t>(m)] = packed[static_cast<size_t>(m * t.c_m)];
     ExpectGemm(M, 1, K, a.data(), K, 1, x.data(), t.xs, &ep, want.data(), 1, 1, what);
-    EXPECT_EQ(0, std::memcmp(tiled.data(), gemv.data(), tiled.size() * 4)) << what;
+    EXPECT_EQ(0, std::memcmp(tiled.data(), packed.data(), tiled.size() * 4)) << what;
     for (int64_t lo = 0; lo < M; lo += 8) run(Ap, lo, std::min(M, lo + 8), &parts);  // threads split MR-row units
-    EXPECT_EQ(0, std::memcmp(parts.data(), gemv.data(), gemv.size() * 4)) << what << " in ranges";
+    EXPECT_EQ(0, std::memcmp(parts.data(), packed.data(), packed.size() * 4)) << what << " in ranges";
   }
 }
 
