@@ -46,7 +46,7 @@ void ChooseSplit(LibraryGemm& lg, const CodegenOptions& o, int64_t a_s0, int64_t
 // 1.0-1.2x: at least 64 input and 32 output channels (fewer leave the
 // transforms unamortised) on maps at least 28 wide and high (on 14 x 14 even
 // F(2x2, 3x3) ran slower inside ResNet-18, and on 7 x 7 the tiles overhang
-// and the GEMMs are narrow). Its scratch (about 1 MB a slot) is split over at
+// and the GEMMs are narrow). Its scratch (0.5-1.5 MB a slot) is split over at
 // most 2 threads: more slots would raise the arena more than a 2-core machine
 // gains.
 bool ChooseWinograd(LibraryGemm& lg, const CodegenOptions& o, const Node* n, const Conv2dArgs& ca,

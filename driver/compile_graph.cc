@@ -70,10 +70,11 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
     return st;
   });
   Timed(popts, "winograd", [&] {
-    // Winograd's scratch (about 1 MB a thread) stays only where it does not
-    // raise the peak: a convolution whose im2col GEMM lowers LOAD keeps it.
-    int64_t best = load();
-    int refused = 0;
+    // Winograd's scratch (0.5-1.5 MB a thread) stays only where it does not
+    // raise the peak above that of im2col GEMM everywhere. From all refused,
+    // each convolution gets it back while the peak stays there (refusing one
+    // at a time would keep all of a plateau: ResNet's first stage has four
+    // Winograd convolutions at the same peak).
     auto rescratch = [&](const Node* n) {  // only n's scratch changes
       const int64_t b = NodeScratchBytes(g, n, kopts);
       if (b > 0)
@@ -81,17 +82,20 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
       else
         scratch.erase(n);
     };
-    for (const Node* n : WinogradConvs(g, kopts)) {
+    const std::vector<const Node*> wino = WinogradConvs(g, kopts);
+    for (const Node* n : wino) {
       kopts.im2col_convs.insert(n);
       rescratch(n);
-      const int64_t now = load();
-      if (now < best) {
-        best = now;
-        ++refused;
-        continue;
-      }
+    }
+    const int64_t best = load();
+    int refused = 0;
+    for (const Node* n : wino) {
       kopts.im2col_convs.erase(n);
       rescratch(n);
+      if (load() <= best) continue;
+      kopts.im2col_convs.insert(n);
+      rescratch(n);
+      ++refused;
     }
     if (popts.timing)
       *popts.timing << "winograd: " << refused << " convolution(s) kept on im2col GEMM (Winograd raised the peak)\n";

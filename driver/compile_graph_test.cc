@@ -86,6 +86,20 @@ TEST(WinogradRefusal, ConvolutionAtThePeakStaysOnIm2col) {
   EXPECT_NE(p.source.find("aot__sgemm_mt(32, 3136, 576, "), std::string::npos);  // im2col: M, N, K
 }
 
+// Two convolutions of the same input, each at the peak (their results are
+// the caller's, so each level is its scratch alone): refusing either one
+// alone leaves the peak where it was, so a one-at-a-time rule kept both; both
+// stay on im2col GEMM.
+TEST(WinogradRefusal, ConvolutionsOnAPlateauAllStayOnIm2col) {
+  Planned p = Plan(ConvGraph("",
+                             "  %c2 = aten::conv2d(%x, %w, none, [1, 1], [1, 1], [1, 1], 1) : f32[1,32,56,56]@s4\n"
+                             "  %r2 = aten::relu(%c2) : f32[1,32,56,56]@s5\n",
+                             "(%r, %r2)"));
+  EXPECT_EQ(p.im2col.size(), 2u);
+  EXPECT_NE(p.timing.find("winograd: 2 convolution(s) kept on im2col GEMM"), std::string::npos) << p.timing;
+  EXPECT_EQ(p.source.find(kWinogradFilters), std::string::npos);
+}
+
 // A 16 MB product of a second input, live across the convolution, sets the
 // peak: Winograd's scratch fits under it and stays (ties keep Winograd).
 TEST(WinogradRefusal, ConvolutionUnderAHigherPeakKeepsWinograd) {

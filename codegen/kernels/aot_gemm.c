@@ -309,7 +309,7 @@ AOT_KAPI int64_t aot__sgemm_scratch_floats(int64_t M, int64_t N, int64_t K, int 
   const int64_t kc = AOT__MIN(AOT_GEMM_KC, K);
   int64_t s = 0;
   if (packing & AOT_GEMM_PACK_A) s += aot__round_up(AOT__MIN(AOT_GEMM_MC, M), AOT_GEMM_MR) * kc;
-  if (packing & AOT_GEMM_PACK_B) s += aot__round_up(AOT__MIN(AOT_GEMM_NC, N), AOT_GEMM_NR) * kc;
+  if (packing & AOT_GEMM_PACK_B) s += aot__round_up(AOT__MIN(AOT_GEMM_NC_PACK, N), AOT_GEMM_NR) * kc;
   return aot__round_up(s, 16); /* keeps the second buffer 64-byte aligned */
 }
 
@@ -862,8 +862,9 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
    * others over the stored rows: EfficientNet's SiLU). */
   const int direct_ok = c_n == 1 && (!ep || ((!ep->res || ep->res_n == 1) && (!ep->bias || ep->bias_n == 0)));
 #endif
-  for (int64_t jc = n_lo; jc < n_hi; jc += AOT_GEMM_NC) {
-    const int64_t nc = AOT__MIN(AOT_GEMM_NC, n_hi - jc);
+  const int64_t nc_blk = pack_b ? AOT_GEMM_NC_PACK : AOT_GEMM_NC;
+  for (int64_t jc = n_lo; jc < n_hi; jc += nc_blk) {
+    const int64_t nc = AOT__MIN(nc_blk, n_hi - jc);
     for (int64_t pc = 0; pc < K; pc += AOT_GEMM_KC) {
       const int64_t kc = AOT__MIN(AOT_GEMM_KC, K - pc);
       const int first = pc == 0, last = pc + kc >= K;

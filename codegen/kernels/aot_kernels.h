@@ -36,13 +36,17 @@ extern "C" {
 
 /* Panel widths of the packed operands (rows of A, columns of B), and the
  * cache blocks: K in blocks of KC (a block's sum stays in registers, so the
- * float error grows with KC + K/KC, not K), A in MC rows, B in NC columns. */
+ * float error grows with KC + K/KC, not K), A in MC rows, B in NC columns;
+ * NC_PACK columns where B is packed at run time (im2col panels): its block
+ * is the scratch slot the plan holds per thread, and 256 ran as fast as 512
+ * on ResNet's and MobileNet's convolutions (bench/README.md). */
 #define AOT_GEMM_MR 8
 #define AOT_GEMM_NR 16
 #define AOT_GEMM_KC 256
 #define AOT_GEMM_KS_FEW 32 /* K step for M < MR (aot_gemm.c) */
 #define AOT_GEMM_MC 128
 #define AOT_GEMM_NC 512
+#define AOT_GEMM_NC_PACK 256
 
 enum {
   AOT_ACT_NONE = 0,

@@ -151,10 +151,13 @@ static inline void aot__wino_merge(int m, const float* src, int64_t ss, float* d
 }
 #endif
 
-/* Floats budgeted for a block's V and GEMM results (1 MB: with 64 input
- * and output channels a block then holds 4 tile rows of a 56-wide map at
- * m = 4, and the GEMMs get N >= 56), and the channels transformed at once. */
-#define AOT__WINO_BLOCK_FLOATS (256 * 1024)
+/* Floats budgeted for a block's V and GEMM results: at m = 2, 512 KB (with
+ * 64 input and output channels a block holds 2 tile rows of a 56-wide map,
+ * GEMMs of N >= 56); at m = 4, 1 MB (4 tile rows, N >= 56). Half of 1 MB ran
+ * as fast at m = 2 on ResNet's and DenseNet's layers and halves the scratch,
+ * which sets the plan's peak in ResNet's first stage; at m = 4 it ran 10-25%
+ * slower (gemm_bench AotWinograd, bench/README.md). */
+#define AOT__WINO_BLOCK_FLOATS(m) ((m) == 2 ? 128 * 1024 : 256 * 1024)
 #define AOT__WINO_CB 16
 /* Output channels per pass over V: the GEMM results (alpha^2 x MB rows) stay
  * small while V is reused. */
@@ -176,7 +179,7 @@ static aot__wino_plan aot__wino_plan_of(int m, const aot__conv_geom* g, int64_t 
   p.TH = aot__wino_ceil(g->OH, m);
   p.TX = p.TW + 1;
   const int64_t mb = M < AOT__WINO_MB ? M : AOT__WINO_MB;
-  p.rows = AOT__WINO_BLOCK_FLOATS / (a * a * (g->C + mb) * p.TX);
+  p.rows = AOT__WINO_BLOCK_FLOATS(m) / (a * a * (g->C + mb) * p.TX);
   if (p.rows < 1) p.rows = 1;
   if (p.rows > p.TH) p.rows = p.TH;
   p.blocks = aot__wino_ceil(p.TH, p.rows);
