@@ -966,12 +966,70 @@ class CEmitter final : public ElementKernels {
     return true;
   }
 
+  // A convolution's constant weights as packed GEMM A panels, each group's
+  // [cout_g, K] block after another (one copy per weight).
+  const std::string& PackedConvWeights(const Value* w, int64_t G, int64_t cout_g, int64_t K) {
+    std::string& sym = packed_[w];
+    if (!sym.empty()) return sym;
+    const int64_t per_group = aot__sgemm_packed_a_floats(cout_g, K);
+    std::vector<float> wf(static_cast<size_t>(w->meta().numel())), packed(static_cast<size_t>(per_group * G));
+    std::memcpy(wf.data(), ConstF32(w)->bytes.data(), wf.size() * 4);
+    for (int64_t g = 0; g < G; ++g)
+      aot__sgemm_pack_a(cout_g, K, wf.data() + g * cout_g * K, K, 1, packed.data() + g * per_group);
+    sym = WeightBytes("%" + w->name() + " packed as GEMM A panels, " + std::to_string(G) + " group(s) of [" +
+                          std::to_string(cout_g) + ", " + std::to_string(K) + "]",
+                      Bytes(packed));
+    return sym;
+  }
+
+  static std::string GeomText(const aot__conv_geom& g) {
+    std::ostringstream o;
+    o << "{" << g.C << ", " << g.H << ", " << g.W << ", " << g.KH << ", " << g.KW << ", " << g.SH << ", " << g.SW
+      << ", " << g.PH << ", " << g.PW << ", " << g.DH << ", " << g.DW << ", " << g.OH << ", " << g.OW << "}";
+    return o.str();
+  }
+
+  // A convolution and the max pooling that alone reads it (ConvPoolOf), at
+  // the pooling's step, in bands of pooled rows over the pool: the
+  // convolution's result (and its activation's) is never stored.
+  Status ConvPoolKernel(const ConvPool& cp) {
+    const Node* conv = cp.conv;
+    const Value *x = conv->input(0), *w = conv->input(1), *bias = conv->input(2), *y = cp.pool->output();
+    const LibraryGemm lg = Conv2dGemm(g_, conv, opts_);
+    if (!lg.pooled) return Internal("convolution and pooling planned as one kernel, but not lowered as one");
+    aot__conv_geom cg, pg;
+    ConvPoolGeometry(cp, &cg, &pg);
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::string pb;
+    if (bias) {
+      AOT_ASSIGN_OR_RETURN(pb, Ptr(bias));
+    }
+    const std::string& sym = PackedConvWeights(w, 1, lg.M, lg.K);
+    epilogue_ = cp.act ? MatchEpilogue(conv->output(), {cp.act}, kplan_.fused) : EpilogueMatch();
+    AOT_ASSIGN_OR_RETURN(std::string ep, EpilogueDecl(pb, bias ? bias->meta().strides[0] : 0, 0, "0", 0, 0));
+    epilogue_ = EpilogueMatch();  // used here, not by a following step
+    AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(cp.pool, lg));
+    body_ << "  static const aot__conv_geom cgeom = " << GeomText(cg) << ", pgeom = " << GeomText(pg) << ";\n";
+    const std::string args = "&cgeom, &pgeom, " + std::to_string(lg.M) + ", " + std::to_string(lg.K) +
+                             ", (const float*)" + sym + ", " + px + " + nb * " + std::to_string(x->meta().strides[0]) +
+                             ", " + py + " + nb * " + std::to_string(y->meta().strides[0]) + ", &ep, " + scratch;
+    loops_ << "  for (int64_t nb = 0; nb < " << x->meta().sizes[0] << "; ++nb) {\n    const " << ep << "\n    ";
+    if (lg.parts <= 1)
+      loops_ << "aot__conv_pool_range(" << args << ", 0, " << aot__conv_pool_bands(&cg, &pg, lg.M) << ");\n  }\n";
+    else
+      loops_ << "aot__conv_pool_mt(" << args << ", " << lg.slot_floats << ", " << lg.parts << ");\n  }\n";
+    kernel_comment_ += "; in bands, from " + NodeText(conv);
+    if (cp.act) kernel_comment_ += "; in its store: " + NodeText(cp.act);
+    kl_used_ = true;
+    return Status::Ok();
+  }
+
   // conv2d through the kernel library: depthwise directly, everything else
   // as GEMM (weights prepacked as A, the image packed as im2col panels at run
   // time) per image and group. false: use the generic loop nest.
   StatusOr<bool> Conv2dLibrary(const Node* n, const Conv2dArgs& ca) {
     const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
-    const WeightData* wd = ConstF32(w);
     const LibraryGemm lg = Conv2dGemm(g_, n, opts_);  // the planner's decision too
     if (!lg.library && !lg.depthwise) return false;
     if (epilogue_.residual && epilogue_.residual->meta().strides != y->meta().strides) epilogue_ = EpilogueMatch();
@@ -1002,18 +1060,8 @@ class CEmitter final : public ElementKernels {
       return true;
     }
     if (lg.winograd) return Conv2dWinograd(n, lg, px, py, pb, xn, yn);
-    // Weights of each group as packed A panels, one block after another.
     const int64_t per_group = aot__sgemm_packed_a_floats(cout_g, K);
-    auto& sym = packed_[w];
-    if (sym.empty()) {
-      std::vector<float> wf(static_cast<size_t>(w->meta().numel())), packed(static_cast<size_t>(per_group * G));
-      std::memcpy(wf.data(), wd->bytes.data(), wf.size() * 4);
-      for (int64_t g = 0; g < G; ++g)
-        aot__sgemm_pack_a(cout_g, K, wf.data() + g * cout_g * K, K, 1, packed.data() + g * per_group);
-      sym = WeightBytes("%" + w->name() + " packed as GEMM A panels, " + std::to_string(G) + " group(s) of [" +
-                            std::to_string(cout_g) + ", " + std::to_string(K) + "]",
-                        Bytes(packed));
-    }
+    const std::string& sym = PackedConvWeights(w, G, cout_g, K);
     if (bias) pb += " + g * " + std::to_string(cout_g * bias->meta().strides[0]);
     const bool pointwise = lg.pointwise;  // B is the image itself
     const std::string plane = std::to_string(xs[2] * xs[3]);
@@ -1132,6 +1180,8 @@ class CEmitter final : public ElementKernels {
   }
 
   Status Pool2d(const Node* n) {
+    if (use_kl_)
+      if (std::optional<ConvPool> cp = ConvPoolOf(g_, n, opts_)) return ConvPoolKernel(*cp);
     const Value *x = n->input(0), *y = n->output();
     AOT_ASSIGN_OR_RETURN(const Pool2dArgs pa, Pool2dArguments(n));
     const bool is_max = pa.is_max, count_pad = pa.count_pad;

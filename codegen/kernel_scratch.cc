@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/elementwise.h"
+#include "codegen/epilogue.h"
 #include "codegen/kernels/aot_kernels.h"
 
 namespace atenaot {
@@ -72,7 +73,109 @@ bool MayBeFused(const Value* v) {
          v->uses().size() == 1;
 }
 
+// The structural pattern of ConvPoolOf, options aside. After reinplacing,
+// the pooling reads the convolution's result c after relu_(c) updated it
+// (or relu_'s own result): c's and the activation's readers are exactly the
+// activation and the pooling, in that order.
+std::optional<ConvPool> MatchConvPool(const Graph& g, const Node* pool) {
+  if (ClassifyKernel(pool) != KernelKind::kPool2d || pool->outputs().size() != 1) return std::nullopt;
+  auto pa = Pool2dArguments(pool);
+  const Value *r = pool->input(0), *y = pool->output();
+  if (!pa.ok() || !pa->is_max || !r || r->meta().dtype != DType::kFloat32 || y->meta().dtype != DType::kFloat32 ||
+      !r->meta().IsContiguous() || !y->meta().IsContiguous())
+    return std::nullopt;
+  const Node* p = r->producer();
+  const Value* c = p && p->op().kind == OpKind::kInplace ? p->input(0) : r;  // the convolution's result
+  const Node* conv = c ? c->producer() : nullptr;
+  if (!conv || ClassifyKernel(conv) != KernelKind::kConv2d || conv->outputs().size() != 1 || conv->output() != c)
+    return std::nullopt;
+  ConvPool cp;
+  cp.conv = conv;
+  cp.pool = pool;
+  size_t pool_reads = 0;
+  for (const Use& u : c->uses()) {
+    if (u.user == pool && u.arg == 0 && u.elem < 0) {
+      ++pool_reads;
+      continue;
+    }
+    if (cp.act || !u.user || u.arg != 0 || u.user->op().kind != OpKind::kInplace) return std::nullopt;
+    cp.act = u.user;
+  }
+  if (cp.act) {
+    const EpilogueMatch em = MatchEpilogue(c, {cp.act}, {});
+    if (em.nodes != 1 || em.residual || em.act == AOT_ACT_NONE) return std::nullopt;
+    for (const Use& u : cp.act->output()->uses()) {
+      if (u.user != pool || u.arg != 0 || u.elem >= 0) return std::nullopt;
+      ++pool_reads;
+    }
+  }
+  if (pool_reads != 1) return std::nullopt;
+  const Value *x = conv->input(0), *w = conv->input(1), *bias = conv->input(2);
+  auto ca = Conv2dArguments(conv);
+  if (!ca.ok() || ca->groups != 1 || !ConstF32Weight(g, w) || x->meta().dtype != DType::kFloat32 ||
+      !x->meta().IsContiguous() || x->meta().sizes.size() != 4 || c->meta().dtype != DType::kFloat32 ||
+      !c->meta().IsContiguous() || (bias && (bias->meta().dtype != DType::kFloat32 || bias->meta().sizes.size() != 1)))
+    return std::nullopt;
+  const std::vector<int64_t>& ws = w->meta().sizes;
+  if (ws[2] == 1 && ws[3] == 1 && ca->stride[0] == 1 && ca->stride[1] == 1 && ca->pad[0] == 0 && ca->pad[1] == 0)
+    return std::nullopt;  // pointwise: its GEMM reads the image in place, no bands
+  // The convolution runs at the pooling's step, after the activation: what
+  // it reads must not change in between.
+  bool act_seen = !cp.act;
+  const Node* n = conv->next();
+  for (; n && n != pool; n = n->next()) {
+    act_seen = act_seen || n == cp.act;
+    if (n->op().Writes() && n != cp.act)
+      for (int wa : n->op().written_args) {
+        const Value* t = n->input(wa);
+        if (t && (t->meta().storage == x->meta().storage || (bias && t->meta().storage == bias->meta().storage)))
+          return std::nullopt;
+      }
+  }
+  return n == pool && act_seen ? std::optional<ConvPool>(cp) : std::nullopt;
+}
+
+// A max pooling reading conv's result, directly or after an in-place node
+// (MatchConvPool decides the rest).
+const Node* PoolReading(const Node* conv) {
+  if (conv->outputs().size() != 1) return nullptr;
+  for (const Use& u : conv->output()->uses()) {
+    if (!u.user) continue;
+    if (ClassifyKernel(u.user) == KernelKind::kPool2d) return u.user;
+    if (u.user->op().kind == OpKind::kInplace && u.user->outputs().size() == 1)
+      for (const Use& v : u.user->output()->uses())
+        if (v.user && ClassifyKernel(v.user) == KernelKind::kPool2d) return v.user;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+std::optional<ConvPool> ConvPoolOf(const Graph& g, const Node* pool, const CodegenOptions& o) {
+  if (!o.kernel_library || o.float_accumulation) return std::nullopt;
+  return MatchConvPool(g, pool);
+}
+
+void ConvPoolGeometry(const ConvPool& cp, aot__conv_geom* conv, aot__conv_geom* pool) {
+  const auto &xs = cp.conv->input(0)->meta().sizes, &ws = cp.conv->input(1)->meta().sizes,
+             &cs = cp.conv->output()->meta().sizes, &ys = cp.pool->output()->meta().sizes;
+  const Conv2dArgs ca = *Conv2dArguments(cp.conv);
+  const Pool2dArgs pa = *Pool2dArguments(cp.pool);
+  *conv = {xs[1],     xs[2],     xs[3],     ws[2],     ws[3], ca.stride[0], ca.stride[1],
+           ca.pad[0], ca.pad[1], ca.dil[0], ca.dil[1], cs[2], cs[3]};
+  *pool = {cs[1], cs[2], cs[3], pa.k[0], pa.k[1], pa.s[0], pa.s[1], pa.p[0], pa.p[1], pa.d[0], pa.d[1], ys[2], ys[3]};
+}
+
+std::unordered_set<const Value*> ConvPoolResults(const Graph& g, const CodegenOptions& o) {
+  std::unordered_set<const Value*> out;
+  for (const Node* n : g.nodes())
+    if (ClassifyKernel(n) == KernelKind::kPool2d)
+      if (std::optional<ConvPool> cp = ConvPoolOf(g, n, o)) {
+        out.insert(cp->conv->output());
+        if (cp->act) out.insert(cp->act->output());
+      }
+  return out;
+}
 
 std::optional<ConvGate> ConvGateOf(const Graph& g, const Node* conv) {
   const Value* m = conv->input(0);
@@ -157,6 +260,19 @@ LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
   lg.M = cout_g;
   lg.N = ys[2] * ys[3];
   lg.K = cin_g * ws[2] * ws[3];
+  if (const Node* pool = PoolReading(n)) {
+    std::optional<ConvPool> cp = MatchConvPool(g, pool);
+    if (cp && cp->conv == n) {  // in bands at the pooling's step, the scratch its own
+      aot__conv_geom cg, pg;
+      ConvPoolGeometry(*cp, &cg, &pg);
+      lg.pooled = lg.a_packed = true;
+      lg.slot_floats = (aot__conv_pool_scratch_floats(&cg, &pg, lg.M, lg.K) + 15) / 16 * 16;
+      // At most 2 slots, as for Winograd: each is a band and a GEMM block.
+      const int64_t parts = std::min<int64_t>(MaxParts(o, lg.M * lg.N * lg.K), 2);
+      lg.parts = static_cast<int>(std::max<int64_t>(1, std::min(parts, aot__conv_pool_bands(&cg, &pg, lg.M))));
+      return lg;
+    }
+  }
   if (ChooseWinograd(lg, o, n, *ca, x->meta().sizes, ws, ys)) return lg;
   lg.a_packed = true;  // the weights, packed at compile time; B is the image (im2col panels)
   lg.pointwise =
@@ -196,7 +312,14 @@ std::vector<const Node*> WinogradConvs(const Graph& g, const CodegenOptions& o) 
 int64_t NodeScratchBytes(const Graph& g, const Node* n, const CodegenOptions& o) {
   const KernelKind kind = ClassifyKernel(n);
   if (kind == KernelKind::kSort) return SortScratchBytes(n);
-  if (kind == KernelKind::kConv2d) return Conv2dGemm(g, n, o).ScratchBytes();
+  if (kind == KernelKind::kConv2d) {
+    const LibraryGemm lg = Conv2dGemm(g, n, o);
+    return lg.pooled ? 0 : lg.ScratchBytes();  // a pooled one's is its pooling's
+  }
+  if (kind == KernelKind::kPool2d) {
+    std::optional<ConvPool> cp = ConvPoolOf(g, n, o);
+    return cp ? Conv2dGemm(g, cp->conv, o).ScratchBytes() : 0;
+  }
   if (kind != KernelKind::kMatmul) return 0;
   auto ms = AnalyzeMatmul(n);
   return ms.ok() ? MatmulGemm(g, *ms, o).ScratchBytes() : 0;

@@ -198,6 +198,47 @@ void AotMaxPool(benchmark::State& s) {
   }
 }
 
+// A convolution (padding k / 2, ReLU in the store) and the max pooling
+// that alone reads it (pk 3: 3x3 stride 2 padding 1, ResNet's stem; pk 2:
+// 2x2 stride 2, VGG's blocks): unfused (units 0: the whole convolution into
+// its C x OH x OW result, then the pooling), or in bands
+// (aot__conv_pool_range) split into `units` ranges as that many threads
+// would split them, one after another here. args: C, H, Cout, k, stride, pk,
+// units.
+void AotConvPool(benchmark::State& s) {
+  const int64_t C = s.range(0), H = s.range(1), Co = s.range(2), k = s.range(3), st = s.range(4), pk = s.range(5),
+                units = s.range(6), p = k / 2;
+  aot__conv_geom cg = {C, H, H, k, k, st, st, p, p, 1, 1, 0, 0};
+  cg.OH = cg.OW = (H + 2 * p - k) / st + 1;
+  const int64_t pp = pk == 3 ? 1 : 0, M = Co, N = cg.OH * cg.OW, K = C * k * k;
+  aot__conv_geom pg = {Co, cg.OH, cg.OW, pk, pk, 2, 2, pp, pp, 1, 1, 0, 0};
+  pg.OH = pg.OW = (cg.OH + 2 * pp - pk) / 2 + 1;
+  std::vector<float> x = Random(static_cast<size_t>(C * H * H)), w = Random(static_cast<size_t>(M * K)),
+                     y(static_cast<size_t>(M * pg.OH * pg.OW));
+  std::vector<float> pw(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
+  aot__sgemm_pack_a(M, K, w.data(), K, 1, pw.data());
+  const aot__operand A = {pw.data(), 0, 0, 1, nullptr}, B = {x.data(), 0, 0, 0, &cg};
+  aot__epilogue ep = {};
+  ep.act = AOT_ACT_RELU;
+  const int64_t bands = aot__conv_pool_bands(&cg, &pg, M);
+  const int64_t slot = units ? aot__conv_pool_scratch_floats(&cg, &pg, M, K) : 0;
+  std::vector<float> conv(units ? 0 : static_cast<size_t>(M * N)),
+      scratch(static_cast<size_t>(units ? units * slot : aot__sgemm_scratch_floats(M, N, K, AOT_GEMM_PACK_B)));
+  for (auto _ : s) {
+    if (units == 0) {
+      aot__sgemm(M, N, K, &A, &B, conv.data(), N, 1, &ep, scratch.data());
+      aot__max_pool2d_range(&pg, conv.data(), y.data(), 0, M);
+    } else {
+      for (int64_t u = 0; u < units; ++u)
+        aot__conv_pool_range(&cg, &pg, M, K, pw.data(), x.data(), y.data(), &ep, scratch.data() + u * slot,
+                             u * bands / units, (u + 1) * bands / units);
+    }
+    benchmark::DoNotOptimize(y.data());
+  }
+  s.SetLabel("bands=" + std::to_string(bands));
+  Flops(s, 2.0 * M * N * K);
+}
+
 // GEMM shapes (M, N, K): ResNet-50's convolutions as im2col GEMMs, a
 // transformer block's projections (128 tokens, d=768, ffn 3072).
 void GemmShapes(benchmark::internal::Benchmark* b) {
@@ -263,6 +304,18 @@ void WinogradShapes(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(AotWinograd)->Apply(WinogradShapes)->Unit(benchmark::kMicrosecond);
 // MobileNetV2's 3x3 and EfficientNet-B0's 5x5 layers.
+BENCHMARK(AotConvPool)
+    ->Args({3, 224, 64, 7, 2, 3, 0})
+    ->Args({3, 224, 64, 7, 2, 3, 1})
+    ->Args({3, 224, 64, 7, 2, 3, 4})
+    ->Args({3, 224, 64, 3, 1, 2, 0})
+    ->Args({3, 224, 64, 3, 1, 2, 1})
+    ->Args({64, 112, 128, 3, 1, 2, 0})
+    ->Args({64, 112, 128, 3, 1, 2, 1})
+    ->Args({64, 56, 192, 3, 1, 3, 0})
+    ->Args({64, 56, 192, 3, 1, 3, 1})
+    ->Args({64, 56, 192, 3, 1, 3, 2})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotMaxPool)->Args({64, 112})->Args({192, 56})->Args({480, 28})->Unit(benchmark::kMicrosecond);
 BENCHMARK(AotDepthwise)
     ->Args({144, 56, 1, 3})

@@ -260,6 +260,27 @@ static inline void aot__interior_cols(int64_t W, int64_t OW, int64_t KW, int64_t
  * skipped (a window without one gives -inf); a NaN tap propagates. */
 AOT_KAPI void aot__max_pool2d_range(const aot__conv_geom* g, const float* x, float* y, int64_t c0, int64_t c1);
 
+/* Output rows [oh0, oh1) of channels [c0, c1) of that pooling (y the whole
+ * output), reading the input from a band: channel c's rows from image row
+ * xr0 on at x + c * xcs (row stride W). The band must hold every row inside
+ * the image that those windows read. */
+AOT_KAPI void aot__max_pool2d_rows(const aot__conv_geom* g, const float* x, int64_t xcs, int64_t xr0, float* y,
+                                   int64_t c0, int64_t c1, int64_t oh0, int64_t oh1);
+
+/* A convolution (cg: im2col GEMM, one group; weights a packed as GEMM A,
+ * M x K) whose result only a max pooling (pg, over the convolution's OH x
+ * OW map) reads, in bands of pooled rows (aot_conv_pool.c): bands [b0, b1)
+ * of aot__conv_pool_bands, each caller with its own 64-byte aligned scratch
+ * of aot__conv_pool_scratch_floats. The epilogue (bias per output channel,
+ * an activation; no residual) runs in the GEMM's store. Outputs are bitwise
+ * the convolution's then the pooling's, for any split of the bands. */
+AOT_KAPI int64_t aot__conv_pool_bands(const aot__conv_geom* cg, const aot__conv_geom* pg, int64_t M);
+AOT_KAPI int64_t aot__conv_pool_scratch_floats(const aot__conv_geom* cg, const aot__conv_geom* pg, int64_t M,
+                                               int64_t K);
+AOT_KAPI void aot__conv_pool_range(const aot__conv_geom* cg, const aot__conv_geom* pg, int64_t M, int64_t K,
+                                   const float* a, const float* x, float* y, const aot__epilogue* ep, float* scratch,
+                                   int64_t b0, int64_t b1);
+
 /* One contiguous float row of n (aot_norm.c): y = softmax(x), or
  * log_softmax(x) with log_form set; y may be x. */
 AOT_KAPI void aot__softmax_row(const float* x, float* y, int64_t n, int log_form);

@@ -39,6 +39,13 @@ std::vector<float> Random(size_t n, uint32_t seed) {
   return v;
 }
 
+// The first 64-byte aligned float of v (16 floats longer than it needs), as
+// the library's scratch must be.
+float* Aligned64(std::vector<float>& v) {
+  const auto p = reinterpret_cast<uintptr_t>(v.data());
+  return v.data() + (64 - p % 64) % 64 / sizeof(float);
+}
+
 double Act(double v, const aot__epilogue& ep) {
   switch (ep.act) {
     case AOT_ACT_RELU:
@@ -828,6 +835,68 @@ TEST(Pool, MaxPoolMatchesNaive) {
         }
     EXPECT_EQ(0, std::memcmp(parts.data(), y.data(), y.size() * sizeof(float))) << "k=" << t.KH << " s=" << t.S;
   }
+}
+
+// A convolution and the max pooling that alone reads it, in bands of pooled
+// rows (aot__conv_pool_range): bitwise the whole convolution (aot__sgemm)
+// then the pooling (aot__max_pool2d_range), for the bands in one call and
+// split at every band (a caller's first band computes its shared rows
+// itself). Stems (7x7/2 then 3x3/2), VGG's 2x2/2, a stride-1 pooling that
+// shares two rows, ceil_mode, a dilated window, channel counts off the
+// 8-row tile, NaN in the image, bias and activations in the store.
+TEST(ConvPool, BandsAreBitwiseTheConvolutionThenThePooling) {
+  REQUIRE_ISA();
+  struct C {
+    int64_t C, H, W, K, S, P, cout, pk, ps, pp, pd;
+    bool ceil;
+    int act;
+  };
+  const C cases[] = {{3, 70, 66, 7, 2, 3, 16, 3, 2, 1, 1, false, AOT_ACT_RELU},
+                     {4, 130, 40, 3, 1, 1, 8, 2, 2, 0, 1, false, AOT_ACT_RELU},
+                     {3, 91, 91, 11, 4, 2, 9, 3, 2, 0, 1, false, AOT_ACT_NONE},
+                     {2, 100, 31, 3, 1, 1, 9, 3, 2, 0, 1, true, AOT_ACT_CLAMP},
+                     {3, 80, 20, 3, 1, 1, 13, 3, 1, 1, 1, false, AOT_ACT_SILU},
+                     {3, 90, 24, 3, 1, 1, 8, 3, 2, 1, 2, false, AOT_ACT_RELU}};
+  int multi = 0;
+  for (const C& t : cases) {
+    const aot__conv_geom cg = Geom(t.C, t.H, t.W, t.K, t.K, t.S, t.P, 1);
+    aot__conv_geom pg = Geom(t.cout, cg.OH, cg.OW, t.pk, t.pk, t.ps, t.pp, t.pd);
+    if (t.ceil) {  // one more window where it still starts inside the map or its left padding
+      auto out = [&](int64_t n) {
+        int64_t o = (n + 2 * t.pp - t.pd * (t.pk - 1) - 1 + t.ps - 1) / t.ps + 1;
+        if ((o - 1) * t.ps >= n + t.pp) --o;
+        return o;
+      };
+      pg.OH = out(cg.OH);
+      pg.OW = out(cg.OW);
+    }
+    const int64_t M = t.cout, K = t.C * t.K * t.K, N = cg.OH * cg.OW;
+    std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 51);
+    x[x.size() / 3] = NAN;
+    const std::vector<float> w = Random(static_cast<size_t>(M * K), 52), bias = Random(static_cast<size_t>(M), 53);
+    std::vector<float> pw(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
+    aot__sgemm_pack_a(M, K, w.data(), K, 1, pw.data());
+    const aot__operand A = {pw.data(), 0, 0, 1, nullptr}, B = {x.data(), 0, 0, 0, &cg};
+    const aot__epilogue ep = {bias.data(), 1, 0, nullptr, 0, 0, t.act, -0.5f, 0.5f};
+    const std::string what = std::to_string(t.H) + "x" + std::to_string(t.W) + " k=" + std::to_string(t.K) + " pool " +
+                             std::to_string(t.pk) + "/" + std::to_string(t.ps);
+    std::vector<float> conv(static_cast<size_t>(M * N)), want(static_cast<size_t>(M * pg.OH * pg.OW), 7.f);
+    std::vector<float> gs(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, AOT_GEMM_PACK_B)) + 16);
+    aot__sgemm(M, N, K, &A, &B, conv.data(), N, 1, &ep, Aligned64(gs));
+    aot__max_pool2d_range(&pg, conv.data(), want.data(), 0, M);
+    const int64_t bands = aot__conv_pool_bands(&cg, &pg, M);
+    std::vector<float> scratch(static_cast<size_t>(aot__conv_pool_scratch_floats(&cg, &pg, M, K)) + 16);
+    for (int64_t split = 0; split < bands; ++split) {  // split 0: one call for all bands
+      std::vector<float> got(want.size(), 7.f);
+      aot__conv_pool_range(&cg, &pg, M, K, pw.data(), x.data(), got.data(), &ep, Aligned64(scratch), 0,
+                           split ? split : bands);
+      if (split)
+        aot__conv_pool_range(&cg, &pg, M, K, pw.data(), x.data(), got.data(), &ep, Aligned64(scratch), split, bands);
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4)) << what << " split at band " << split;
+    }
+    multi += bands > 1;
+  }
+  EXPECT_EQ(multi, 5);  // all but the stride-4 one (a 22 x 22 map) take more than one band
 }
 
 // Softmax and log_softmax rows against float64: within a few float ulps of

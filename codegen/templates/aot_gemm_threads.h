@@ -54,3 +54,27 @@ AOT_UNUSED static void aot__wino_mt(int m, const aot__conv_geom* g, int64_t M, c
   aot__wino_job j = {m, g, M, slot, aot__wino_blocks(m, g, M), parts, x, u, y, ep, scratch};
   aot__parallel_for(parts, 1, 1, aot__wino_part, &j);
 }
+
+/* ---- a convolution and its max pooling in bands (aot__conv_pool_range),
+ * split over the pool as Winograd is: unit k the bands [k B / parts,
+ * (k + 1) B / parts) in scratch slot k. ---- */
+typedef struct aot__conv_pool_job {
+  const aot__conv_geom *cg, *pg;
+  int64_t M, K, slot, bands, parts;
+  const float *a, *x;
+  float* y;
+  const aot__epilogue* ep;
+  float* scratch;
+} aot__conv_pool_job;
+static void aot__conv_pool_part(void* ctx, int64_t lo, int64_t hi) {
+  const aot__conv_pool_job* j = (const aot__conv_pool_job*)ctx;
+  for (int64_t k = lo; k < hi; ++k)
+    aot__conv_pool_range(j->cg, j->pg, j->M, j->K, j->a, j->x, j->y, j->ep, j->scratch + k * j->slot,
+                         k * j->bands / j->parts, (k + 1) * j->bands / j->parts);
+}
+AOT_UNUSED static void aot__conv_pool_mt(const aot__conv_geom* cg, const aot__conv_geom* pg, int64_t M, int64_t K,
+                                         const float* a, const float* x, float* y, const aot__epilogue* ep,
+                                         float* scratch, int64_t slot, int parts) {
+  aot__conv_pool_job j = {cg, pg, M, K, slot, aot__conv_pool_bands(cg, pg, M), parts, a, x, y, ep, scratch};
+  aot__parallel_for(parts, 1, 1, aot__conv_pool_part, &j);
+}
