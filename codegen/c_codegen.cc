@@ -989,39 +989,63 @@ class CEmitter final : public ElementKernels {
     return o.str();
   }
 
-  // A convolution and the max pooling that alone reads it (ConvPoolOf), at
-  // the pooling's step, in bands of pooled rows over the pool: the
-  // convolution's result (and its activation's) is never stored.
-  Status ConvPoolKernel(const ConvPool& cp) {
-    const Node* conv = cp.conv;
-    const Value *x = conv->input(0), *w = conv->input(1), *bias = conv->input(2), *y = cp.pool->output();
+  // A convolution and the max pooling or depthwise convolution that alone
+  // reads it (ConvBandsOf), at the reader's step, in bands of the reader's
+  // output rows over the pool: the convolution's result (and its
+  // activation's) is never stored. A depthwise reader's own epilogue (the
+  // matched in-place ops after it) runs in its store.
+  Status ConvBandsKernel(const ConvBands& cb) {
+    const Node* conv = cb.conv;
+    const Value *x = conv->input(0), *w = conv->input(1), *bias = conv->input(2), *y = cb.reader->output();
     const LibraryGemm lg = Conv2dGemm(g_, conv, opts_);
-    if (!lg.pooled) return Internal("convolution and pooling planned as one kernel, but not lowered as one");
-    aot__conv_geom cg, pg;
-    ConvPoolGeometry(cp, &cg, &pg);
+    if (!lg.banded) return Internal("a convolution planned in bands with its reader, but not lowered so");
+    aot__conv_geom cg, qg;
+    ConvBandsGeometry(cb, &cg, &qg);
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    std::string pb;
+    std::string pb, pw2 = "0", ep2 = "0";
     if (bias) {
       AOT_ASSIGN_OR_RETURN(pb, Ptr(bias));
     }
     const std::string& sym = PackedConvWeights(w, 1, lg.M, lg.K);
-    epilogue_ = cp.act ? MatchEpilogue(conv->output(), {cp.act}, kplan_.fused) : EpilogueMatch();
+    const EpilogueMatch reader_ep = epilogue_;  // matched for the reader's step
+    epilogue_ = cb.act ? MatchEpilogue(conv->output(), {cb.act}, kplan_.fused) : EpilogueMatch();
     AOT_ASSIGN_OR_RETURN(std::string ep, EpilogueDecl(pb, bias ? bias->meta().strides[0] : 0, 0, "0", 0, 0));
-    epilogue_ = EpilogueMatch();  // used here, not by a following step
-    AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(cp.pool, lg));
-    body_ << "  static const aot__conv_geom cgeom = " << GeomText(cg) << ", pgeom = " << GeomText(pg) << ";\n";
-    const std::string args = "&cgeom, &pgeom, " + std::to_string(lg.M) + ", " + std::to_string(lg.K) +
-                             ", (const float*)" + sym + ", " + px + " + nb * " + std::to_string(x->meta().strides[0]) +
-                             ", " + py + " + nb * " + std::to_string(y->meta().strides[0]) + ", &ep, " + scratch;
-    loops_ << "  for (int64_t nb = 0; nb < " << x->meta().sizes[0] << "; ++nb) {\n    const " << ep << "\n    ";
+    epilogue_ = cb.depthwise ? reader_ep : EpilogueMatch();
+    std::string ep2_decl;
+    if (cb.depthwise) {
+      const Value *w2 = cb.reader->input(1), *b2 = cb.reader->input(2);
+      AOT_ASSIGN_OR_RETURN(pw2, Ptr(w2));
+      std::string pb2;
+      if (b2) {
+        AOT_ASSIGN_OR_RETURN(pb2, Ptr(b2));
+      }
+      const int64_t OHW = y->meta().sizes[2] * y->meta().sizes[3];
+      AOT_ASSIGN_OR_RETURN(ep2_decl, EpilogueDecl(pb2, b2 ? b2->meta().strides[0] : 0, 0,
+                                                  "nb * " + std::to_string(y->meta().strides[0]), OHW, 1));
+      ep2_decl.replace(0, std::string("aot__epilogue ep").size(), "aot__epilogue ep2");
+      ep2 = "&ep2";
+    }
+    AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(cb.reader, lg));
+    body_ << "  static const aot__conv_geom cgeom = " << GeomText(cg) << ", qgeom = " << GeomText(qg) << ";\n";
+    const std::string args = std::string("&cgeom, &qgeom, ") +
+                             (cb.depthwise ? "AOT_BAND_DEPTHWISE" : "AOT_BAND_MAX_POOL") + ", " + std::to_string(lg.M) +
+                             ", " + std::to_string(lg.K) + ", (const float*)" + sym + ", " + px + " + nb * " +
+                             std::to_string(x->meta().strides[0]) + ", &ep, " + pw2 + ", " + ep2 + ", " + py +
+                             " + nb * " + std::to_string(y->meta().strides[0]) + ", " + scratch;
+    loops_ << "  for (int64_t nb = 0; nb < " << x->meta().sizes[0] << "; ++nb) {\n    const " << ep << "\n";
+    if (cb.depthwise) loops_ << "    const " << ep2_decl << "\n";
     if (lg.parts <= 1)
-      loops_ << "aot__conv_pool_range(" << args << ", 0, " << aot__conv_pool_bands(&cg, &pg, lg.M) << ");\n  }\n";
+      loops_ << "    aot__conv_band_range(" << args << ", 0, "
+             << aot__conv_bands(&cg, &qg, cb.depthwise ? AOT_BAND_DEPTHWISE : AOT_BAND_MAX_POOL, lg.M) << ");\n  }\n";
     else
-      loops_ << "aot__conv_pool_mt(" << args << ", " << lg.slot_floats << ", " << lg.parts << ");\n  }\n";
+      loops_ << "    aot__conv_band_mt(" << args << ", " << lg.slot_floats << ", " << lg.parts << ");\n  }\n";
     kernel_comment_ += "; in bands, from " + NodeText(conv);
-    if (cp.act) kernel_comment_ += "; in its store: " + NodeText(cp.act);
-    kl_used_ = true;
+    if (cb.act) kernel_comment_ += "; in its store: " + NodeText(cb.act);
+    if (cb.depthwise)
+      ConsumeEpilogue();
+    else
+      kl_used_ = true;
     return Status::Ok();
   }
 
@@ -1033,6 +1057,11 @@ class CEmitter final : public ElementKernels {
     const LibraryGemm lg = Conv2dGemm(g_, n, opts_);  // the planner's decision too
     if (!lg.library && !lg.depthwise) return false;
     if (epilogue_.residual && epilogue_.residual->meta().strides != y->meta().strides) epilogue_ = EpilogueMatch();
+    if (lg.depthwise)
+      if (std::optional<ConvBands> cb = ConvBandsOf(g_, n, opts_)) {
+        AOT_RETURN_IF_ERROR(ConvBandsKernel(*cb));
+        return true;
+      }
     const auto &xs = x->meta().sizes, &ws = w->meta().sizes, &ys = y->meta().sizes;
     const int64_t G = ca.groups, cin_g = ws[1], cout_g = ws[0] / G, OHW = ys[2] * ys[3], K = cin_g * ws[2] * ws[3];
     const bool depthwise = lg.depthwise;
@@ -1181,7 +1210,7 @@ class CEmitter final : public ElementKernels {
 
   Status Pool2d(const Node* n) {
     if (use_kl_)
-      if (std::optional<ConvPool> cp = ConvPoolOf(g_, n, opts_)) return ConvPoolKernel(*cp);
+      if (std::optional<ConvBands> cb = ConvBandsOf(g_, n, opts_)) return ConvBandsKernel(*cb);
     const Value *x = n->input(0), *y = n->output();
     AOT_ASSIGN_OR_RETURN(const Pool2dArgs pa, Pool2dArguments(n));
     const bool is_max = pa.is_max, count_pad = pa.count_pad;

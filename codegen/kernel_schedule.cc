@@ -98,7 +98,7 @@ std::unordered_set<const Value*> FusedAwayValues(const Graph& g) { return Comput
 std::unordered_set<const Value*> FusedAwayValues(const Graph& g, const CodegenOptions& o) {
   std::unordered_set<const Value*> f = ComputeFusion(g);
   for (const Value* v : GatedConvProducts(g, o)) f.insert(v);
-  for (const Value* v : ConvPoolResults(g, o)) f.insert(v);
+  for (const Value* v : ConvBandsResults(g, o)) f.insert(v);
   return f;
 }
 

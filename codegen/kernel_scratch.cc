@@ -73,43 +73,65 @@ bool MayBeFused(const Value* v) {
          v->uses().size() == 1;
 }
 
-// The structural pattern of ConvPoolOf, options aside. After reinplacing,
-// the pooling reads the convolution's result c after relu_(c) updated it
-// (or relu_'s own result): c's and the activation's readers are exactly the
-// activation and the pooling, in that order.
-std::optional<ConvPool> MatchConvPool(const Graph& g, const Node* pool) {
-  if (ClassifyKernel(pool) != KernelKind::kPool2d || pool->outputs().size() != 1) return std::nullopt;
-  auto pa = Pool2dArguments(pool);
-  const Value *r = pool->input(0), *y = pool->output();
-  if (!pa.ok() || !pa->is_max || !r || r->meta().dtype != DType::kFloat32 || y->meta().dtype != DType::kFloat32 ||
-      !r->meta().IsContiguous() || !y->meta().IsContiguous())
+// Whether the library runs n as its depthwise kernel (the reader of
+// ConvBands): one filter per channel, constant f32 weights, contiguous f32
+// input and output, a 1-D bias.
+bool LibraryDepthwise(const Graph& g, const Node* n) {
+  const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
+  if (n->outputs().size() != 1 || !ConstF32Weight(g, w) || x->meta().dtype != DType::kFloat32 ||
+      y->meta().dtype != DType::kFloat32 || !x->meta().IsContiguous() || !y->meta().IsContiguous() ||
+      x->meta().sizes.size() != 4 ||
+      (bias && (bias->meta().dtype != DType::kFloat32 || bias->meta().sizes.size() != 1)))
+    return false;
+  auto ca = Conv2dArguments(n);
+  const std::vector<int64_t>& ws = w->meta().sizes;
+  return ca.ok() && ws[1] == 1 && ws[0] == ca->groups && ca->groups == x->meta().sizes[1];
+}
+
+// The structural pattern of ConvBandsOf, options aside. After reinplacing,
+// the reader reads the convolution's result c after relu_(c) updated it (or
+// relu_'s own result): c's and the activation's readers are exactly the
+// activation and the reader, in that order.
+std::optional<ConvBands> MatchConvBands(const Graph& g, const Node* reader) {
+  const KernelKind kind = ClassifyKernel(reader);
+  if ((kind != KernelKind::kPool2d && kind != KernelKind::kConv2d) || reader->outputs().size() != 1)
     return std::nullopt;
+  ConvBands cb;
+  cb.reader = reader;
+  cb.depthwise = kind == KernelKind::kConv2d;
+  const Value *r = reader->input(0), *y = reader->output();
+  if (cb.depthwise) {
+    if (!LibraryDepthwise(g, reader)) return std::nullopt;
+  } else {
+    auto pa = Pool2dArguments(reader);
+    if (!pa.ok() || !pa->is_max || !r || r->meta().dtype != DType::kFloat32 || y->meta().dtype != DType::kFloat32 ||
+        !r->meta().IsContiguous() || !y->meta().IsContiguous())
+      return std::nullopt;
+  }
   const Node* p = r->producer();
   const Value* c = p && p->op().kind == OpKind::kInplace ? p->input(0) : r;  // the convolution's result
   const Node* conv = c ? c->producer() : nullptr;
   if (!conv || ClassifyKernel(conv) != KernelKind::kConv2d || conv->outputs().size() != 1 || conv->output() != c)
     return std::nullopt;
-  ConvPool cp;
-  cp.conv = conv;
-  cp.pool = pool;
-  size_t pool_reads = 0;
+  cb.conv = conv;
+  size_t reads = 0;
   for (const Use& u : c->uses()) {
-    if (u.user == pool && u.arg == 0 && u.elem < 0) {
-      ++pool_reads;
+    if (u.user == reader && u.arg == 0 && u.elem < 0) {
+      ++reads;
       continue;
     }
-    if (cp.act || !u.user || u.arg != 0 || u.user->op().kind != OpKind::kInplace) return std::nullopt;
-    cp.act = u.user;
+    if (cb.act || !u.user || u.arg != 0 || u.user->op().kind != OpKind::kInplace) return std::nullopt;
+    cb.act = u.user;
   }
-  if (cp.act) {
-    const EpilogueMatch em = MatchEpilogue(c, {cp.act}, {});
+  if (cb.act) {
+    const EpilogueMatch em = MatchEpilogue(c, {cb.act}, {});
     if (em.nodes != 1 || em.residual || em.act == AOT_ACT_NONE) return std::nullopt;
-    for (const Use& u : cp.act->output()->uses()) {
-      if (u.user != pool || u.arg != 0 || u.elem >= 0) return std::nullopt;
-      ++pool_reads;
+    for (const Use& u : cb.act->output()->uses()) {
+      if (u.user != reader || u.arg != 0 || u.elem >= 0) return std::nullopt;
+      ++reads;
     }
   }
-  if (pool_reads != 1) return std::nullopt;
+  if (reads != 1) return std::nullopt;
   const Value *x = conv->input(0), *w = conv->input(1), *bias = conv->input(2);
   auto ca = Conv2dArguments(conv);
   if (!ca.ok() || ca->groups != 1 || !ConstF32Weight(g, w) || x->meta().dtype != DType::kFloat32 ||
@@ -117,63 +139,83 @@ std::optional<ConvPool> MatchConvPool(const Graph& g, const Node* pool) {
       !c->meta().IsContiguous() || (bias && (bias->meta().dtype != DType::kFloat32 || bias->meta().sizes.size() != 1)))
     return std::nullopt;
   const std::vector<int64_t>& ws = w->meta().sizes;
-  if (ws[2] == 1 && ws[3] == 1 && ca->stride[0] == 1 && ca->stride[1] == 1 && ca->pad[0] == 0 && ca->pad[1] == 0)
-    return std::nullopt;  // pointwise: its GEMM reads the image in place, no bands
-  // The convolution runs at the pooling's step, after the activation: what
+  const bool pointwise = ws[2] == 1 && ws[3] == 1 && ca->stride[0] == 1 && ca->stride[1] == 1 && ca->pad[0] == 0 &&
+                         ca->pad[1] == 0 && ca->dil[0] == 1 && ca->dil[1] == 1;
+  // A pointwise convolution's image the band GEMM reads in place, any
+  // other's as im2col panels; not with a gate folded into the weights.
+  if (pointwise && ConvGateOf(g, conv)) return std::nullopt;
+  // The convolution runs at the reader's step, after the activation: what
   // it reads must not change in between.
-  bool act_seen = !cp.act;
+  bool act_seen = !cb.act;
   const Node* n = conv->next();
-  for (; n && n != pool; n = n->next()) {
-    act_seen = act_seen || n == cp.act;
-    if (n->op().Writes() && n != cp.act)
+  for (; n && n != reader; n = n->next()) {
+    act_seen = act_seen || n == cb.act;
+    if (n->op().Writes() && n != cb.act)
       for (int wa : n->op().written_args) {
         const Value* t = n->input(wa);
         if (t && (t->meta().storage == x->meta().storage || (bias && t->meta().storage == bias->meta().storage)))
           return std::nullopt;
       }
   }
-  return n == pool && act_seen ? std::optional<ConvPool>(cp) : std::nullopt;
+  return n == reader && act_seen ? std::optional<ConvBands>(cb) : std::nullopt;
 }
 
-// A max pooling reading conv's result, directly or after an in-place node
-// (MatchConvPool decides the rest).
-const Node* PoolReading(const Node* conv) {
+// aot__conv_band_range's reader argument for cb.
+int ReaderKind(const ConvBands& cb) { return cb.depthwise ? AOT_BAND_DEPTHWISE : AOT_BAND_MAX_POOL; }
+
+// A max pooling or convolution reading conv's result, directly or after an
+// in-place node (MatchConvBands decides the rest).
+const Node* BandReader(const Node* conv) {
   if (conv->outputs().size() != 1) return nullptr;
+  auto reads = [](const Node* n) {
+    const KernelKind k = ClassifyKernel(n);
+    return k == KernelKind::kPool2d || k == KernelKind::kConv2d;
+  };
   for (const Use& u : conv->output()->uses()) {
     if (!u.user) continue;
-    if (ClassifyKernel(u.user) == KernelKind::kPool2d) return u.user;
+    if (reads(u.user)) return u.user;
     if (u.user->op().kind == OpKind::kInplace && u.user->outputs().size() == 1)
       for (const Use& v : u.user->output()->uses())
-        if (v.user && ClassifyKernel(v.user) == KernelKind::kPool2d) return v.user;
+        if (v.user && reads(v.user)) return v.user;
   }
   return nullptr;
 }
 
 }  // namespace
 
-std::optional<ConvPool> ConvPoolOf(const Graph& g, const Node* pool, const CodegenOptions& o) {
+std::optional<ConvBands> ConvBandsOf(const Graph& g, const Node* reader, const CodegenOptions& o) {
   if (!o.kernel_library || o.float_accumulation) return std::nullopt;
-  return MatchConvPool(g, pool);
+  return MatchConvBands(g, reader);
 }
 
-void ConvPoolGeometry(const ConvPool& cp, aot__conv_geom* conv, aot__conv_geom* pool) {
-  const auto &xs = cp.conv->input(0)->meta().sizes, &ws = cp.conv->input(1)->meta().sizes,
-             &cs = cp.conv->output()->meta().sizes, &ys = cp.pool->output()->meta().sizes;
-  const Conv2dArgs ca = *Conv2dArguments(cp.conv);
-  const Pool2dArgs pa = *Pool2dArguments(cp.pool);
+void ConvBandsGeometry(const ConvBands& cb, aot__conv_geom* conv, aot__conv_geom* reader) {
+  const auto &xs = cb.conv->input(0)->meta().sizes, &ws = cb.conv->input(1)->meta().sizes,
+             &cs = cb.conv->output()->meta().sizes, &ys = cb.reader->output()->meta().sizes;
+  const Conv2dArgs ca = *Conv2dArguments(cb.conv);
   *conv = {xs[1],     xs[2],     xs[3],     ws[2],     ws[3], ca.stride[0], ca.stride[1],
            ca.pad[0], ca.pad[1], ca.dil[0], ca.dil[1], cs[2], cs[3]};
-  *pool = {cs[1], cs[2], cs[3], pa.k[0], pa.k[1], pa.s[0], pa.s[1], pa.p[0], pa.p[1], pa.d[0], pa.d[1], ys[2], ys[3]};
+  if (cb.depthwise) {
+    const Conv2dArgs da = *Conv2dArguments(cb.reader);
+    const auto& ds = cb.reader->input(1)->meta().sizes;
+    *reader = {cs[1],     cs[2],     cs[3],     ds[2],     ds[3], da.stride[0], da.stride[1],
+               da.pad[0], da.pad[1], da.dil[0], da.dil[1], ys[2], ys[3]};
+  } else {
+    const Pool2dArgs pa = *Pool2dArguments(cb.reader);
+    *reader = {cs[1],   cs[2],   cs[3],   pa.k[0], pa.k[1], pa.s[0], pa.s[1],
+               pa.p[0], pa.p[1], pa.d[0], pa.d[1], ys[2],   ys[3]};
+  }
 }
 
-std::unordered_set<const Value*> ConvPoolResults(const Graph& g, const CodegenOptions& o) {
+std::unordered_set<const Value*> ConvBandsResults(const Graph& g, const CodegenOptions& o) {
   std::unordered_set<const Value*> out;
-  for (const Node* n : g.nodes())
-    if (ClassifyKernel(n) == KernelKind::kPool2d)
-      if (std::optional<ConvPool> cp = ConvPoolOf(g, n, o)) {
-        out.insert(cp->conv->output());
-        if (cp->act) out.insert(cp->act->output());
+  for (const Node* n : g.nodes()) {
+    const KernelKind k = ClassifyKernel(n);
+    if (k == KernelKind::kPool2d || k == KernelKind::kConv2d)
+      if (std::optional<ConvBands> cb = ConvBandsOf(g, n, o)) {
+        out.insert(cb->conv->output());
+        if (cb->act) out.insert(cb->act->output());
       }
+  }
   return out;
 }
 
@@ -260,16 +302,17 @@ LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
   lg.M = cout_g;
   lg.N = ys[2] * ys[3];
   lg.K = cin_g * ws[2] * ws[3];
-  if (const Node* pool = PoolReading(n)) {
-    std::optional<ConvPool> cp = MatchConvPool(g, pool);
-    if (cp && cp->conv == n) {  // in bands at the pooling's step, the scratch its own
-      aot__conv_geom cg, pg;
-      ConvPoolGeometry(*cp, &cg, &pg);
-      lg.pooled = lg.a_packed = true;
-      lg.slot_floats = (aot__conv_pool_scratch_floats(&cg, &pg, lg.M, lg.K) + 15) / 16 * 16;
+  if (const Node* reader = BandReader(n)) {
+    std::optional<ConvBands> cb = MatchConvBands(g, reader);
+    if (cb && cb->conv == n) {  // in bands at the reader's step, the scratch its own
+      aot__conv_geom cg, qg;
+      ConvBandsGeometry(*cb, &cg, &qg);
+      lg.banded = lg.a_packed = true;
+      lg.slot_floats = (aot__conv_band_scratch_floats(&cg, &qg, ReaderKind(*cb), lg.M, lg.K) + 15) / 16 * 16;
       // At most 2 slots, as for Winograd: each is a band and a GEMM block.
       const int64_t parts = std::min<int64_t>(MaxParts(o, lg.M * lg.N * lg.K), 2);
-      lg.parts = static_cast<int>(std::max<int64_t>(1, std::min(parts, aot__conv_pool_bands(&cg, &pg, lg.M))));
+      lg.parts =
+          static_cast<int>(std::max<int64_t>(1, std::min(parts, aot__conv_bands(&cg, &qg, ReaderKind(*cb), lg.M))));
       return lg;
     }
   }
@@ -312,13 +355,12 @@ std::vector<const Node*> WinogradConvs(const Graph& g, const CodegenOptions& o) 
 int64_t NodeScratchBytes(const Graph& g, const Node* n, const CodegenOptions& o) {
   const KernelKind kind = ClassifyKernel(n);
   if (kind == KernelKind::kSort) return SortScratchBytes(n);
-  if (kind == KernelKind::kConv2d) {
+  if (kind == KernelKind::kConv2d || kind == KernelKind::kPool2d) {
+    // A band reader's scratch is its convolution's; a banded convolution has none of its own.
+    if (std::optional<ConvBands> cb = ConvBandsOf(g, n, o)) return Conv2dGemm(g, cb->conv, o).ScratchBytes();
+    if (kind == KernelKind::kPool2d) return 0;
     const LibraryGemm lg = Conv2dGemm(g, n, o);
-    return lg.pooled ? 0 : lg.ScratchBytes();  // a pooled one's is its pooling's
-  }
-  if (kind == KernelKind::kPool2d) {
-    std::optional<ConvPool> cp = ConvPoolOf(g, n, o);
-    return cp ? Conv2dGemm(g, cp->conv, o).ScratchBytes() : 0;
+    return lg.banded ? 0 : lg.ScratchBytes();
   }
   if (kind != KernelKind::kMatmul) return 0;
   auto ms = AnalyzeMatmul(n);

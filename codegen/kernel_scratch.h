@@ -46,10 +46,11 @@ struct LibraryGemm {
   // and the GEMM reads the image itself.
   bool gated = false;
   int64_t gate_floats = 0;
-  // conv2d whose result only a max pooling reads (ConvPoolOf): the C backend
-  // runs both at the pooling's step in bands (aot__conv_pool_range), `parts`
-  // slots of `slot_floats`, so the scratch belongs to the pooling's node.
-  bool pooled = false;
+  // conv2d whose result only a max pooling or a depthwise conv reads
+  // (ConvBandsOf): the C backend runs both at the reader's step in bands
+  // (aot__conv_band_range), `parts` slots of `slot_floats`, so the scratch
+  // belongs to the reader's node.
+  bool banded = false;
   int64_t ScratchBytes() const { return library ? (parts * slot_floats + gate_floats) * 4 : 0; }
 };
 
@@ -67,26 +68,30 @@ struct ConvGate {
 };
 std::optional<ConvGate> ConvGateOf(const Graph& g, const Node* conv);
 
-// A max pooling that alone reads a convolution's result, with at most one
-// in-place activation between them (conv, relu_, max_pool2d: the stems of
-// ResNet, GoogLeNet, SqueezeNet; VGG's and AlexNet's blocks). The C backend
-// computes the convolution in bands of pooled rows at the pooling's step
-// (its result, and the activation's, are fused away: no buffer), so nothing
-// may write the convolution's input or bias in between. Only where the
-// kernel library runs the convolution as im2col GEMM with one group.
-struct ConvPool {
+// A convolution whose result only one windowed kernel reads, with at most
+// one in-place activation between them: a max pooling (conv, relu_,
+// max_pool2d: the stems of ResNet, GoogLeNet, SqueezeNet; VGG's and
+// AlexNet's blocks) or a depthwise convolution (MobileNet's and
+// EfficientNet's expansions: 1x1, relu6 or silu, depthwise; their stems).
+// The C backend computes the convolution in bands of the reader's output
+// rows at the reader's step (aot__conv_band_range; its result, and the
+// activation's, are fused away: no buffer), so nothing may write the
+// convolution's input or bias in between. One group, weights constant, no
+// squeeze-and-excitation gate folded in.
+struct ConvBands {
   const Node* conv = nullptr;
-  const Node* act = nullptr;  // the in-place activation, or nullptr
-  const Node* pool = nullptr;
+  const Node* act = nullptr;     // the in-place activation, or nullptr
+  const Node* reader = nullptr;  // the max_pool2d or the depthwise conv
+  bool depthwise = false;
 };
-// For a max_pool2d node (else nullopt), with these options.
-std::optional<ConvPool> ConvPoolOf(const Graph& g, const Node* pool, const CodegenOptions& o);
-// Its kernel-library geometries: the convolution's, and the pooling's over
-// the convolution's result (one image).
-void ConvPoolGeometry(const ConvPool& cp, aot__conv_geom* conv, aot__conv_geom* pool);
-// The values the C backend fuses away with it: each ConvPool's convolution
-// result and activation result.
-std::unordered_set<const Value*> ConvPoolResults(const Graph& g, const CodegenOptions& o);
+// For a max_pool2d or depthwise conv node (else nullopt), with these options.
+std::optional<ConvBands> ConvBandsOf(const Graph& g, const Node* reader, const CodegenOptions& o);
+// Its kernel-library geometries: the convolution's, and the reader's window
+// over the convolution's result (one image).
+void ConvBandsGeometry(const ConvBands& cb, aot__conv_geom* conv, aot__conv_geom* reader);
+// The values the C backend fuses away with them: each ConvBands'
+// convolution result and activation result.
+std::unordered_set<const Value*> ConvBandsResults(const Graph& g, const CodegenOptions& o);
 
 // The C options that decide it: kernel_library && !float_accumulation, and
 // threads ? gemm_threads : 1 slots.

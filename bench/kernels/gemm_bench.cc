@@ -202,7 +202,7 @@ void AotMaxPool(benchmark::State& s) {
 // that alone reads it (pk 3: 3x3 stride 2 padding 1, ResNet's stem; pk 2:
 // 2x2 stride 2, VGG's blocks): unfused (units 0: the whole convolution into
 // its C x OH x OW result, then the pooling), or in bands
-// (aot__conv_pool_range) split into `units` ranges as that many threads
+// (aot__conv_band_range) split into `units` ranges as that many threads
 // would split them, one after another here. args: C, H, Cout, k, stride, pk,
 // units.
 void AotConvPool(benchmark::State& s) {
@@ -220,8 +220,8 @@ void AotConvPool(benchmark::State& s) {
   const aot__operand A = {pw.data(), 0, 0, 1, nullptr}, B = {x.data(), 0, 0, 0, &cg};
   aot__epilogue ep = {};
   ep.act = AOT_ACT_RELU;
-  const int64_t bands = aot__conv_pool_bands(&cg, &pg, M);
-  const int64_t slot = units ? aot__conv_pool_scratch_floats(&cg, &pg, M, K) : 0;
+  const int64_t bands = aot__conv_bands(&cg, &pg, AOT_BAND_MAX_POOL, M);
+  const int64_t slot = units ? aot__conv_band_scratch_floats(&cg, &pg, AOT_BAND_MAX_POOL, M, K) : 0;
   std::vector<float> conv(units ? 0 : static_cast<size_t>(M * N)),
       scratch(static_cast<size_t>(units ? units * slot : aot__sgemm_scratch_floats(M, N, K, AOT_GEMM_PACK_B)));
   for (auto _ : s) {
@@ -230,8 +230,8 @@ void AotConvPool(benchmark::State& s) {
       aot__max_pool2d_range(&pg, conv.data(), y.data(), 0, M);
     } else {
       for (int64_t u = 0; u < units; ++u)
-        aot__conv_pool_range(&cg, &pg, M, K, pw.data(), x.data(), y.data(), &ep, scratch.data() + u * slot,
-                             u * bands / units, (u + 1) * bands / units);
+        aot__conv_band_range(&cg, &pg, AOT_BAND_MAX_POOL, M, K, pw.data(), x.data(), &ep, nullptr, nullptr, y.data(),
+                             scratch.data() + u * slot, u * bands / units, (u + 1) * bands / units);
     }
     benchmark::DoNotOptimize(y.data());
   }

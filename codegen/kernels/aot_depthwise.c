@@ -14,11 +14,13 @@
 #define AOT__DW_AVX512 0
 #endif
 
-/* One output row yr (OW wide) of one channel: plane is the channel's input,
- * wc its KH x KW filter, kernel rows [kh0, kh1) inside the image. */
-AOT__KINLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict plane, const float* restrict wc,
-                              float* restrict yr, int64_t ih0, int64_t kh0, int64_t kh1, int64_t KH, int64_t KW,
-                              int64_t SW, int64_t DH, int64_t DW, int64_t lo, int64_t hi, int interior_done) {
+/* One output row yr (OW wide) of one channel: plane is the channel's input
+ * from image row xr0 on, wc its KH x KW filter, kernel rows [kh0, kh1)
+ * inside the image. */
+AOT__KINLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict plane, int64_t xr0,
+                              const float* restrict wc, float* restrict yr, int64_t ih0, int64_t kh0, int64_t kh1,
+                              int64_t KH, int64_t KW, int64_t SW, int64_t DH, int64_t DW, int64_t lo, int64_t hi,
+                              int interior_done) {
   const int64_t W = g->W, OW = g->OW, PW = g->PW;
   (void)KH;
   /* Border columns: a tap may fall into the padding. */
@@ -27,7 +29,7 @@ AOT__KINLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict pla
     if (ow >= OW) break;
     float acc = 0.f;
     for (int64_t kh = kh0; kh < kh1; ++kh) {
-      const float* xr = plane + (ih0 + kh * DH) * W;
+      const float* xr = plane + (ih0 + kh * DH - xr0) * W;
       for (int64_t kw = 0; kw < KW; ++kw) {
         const int64_t iw = ow * SW - PW + kw * DW;
         if (iw >= 0 && iw < W) acc = AOT__FMA(wc[kh * KW + kw], xr[iw], acc);
@@ -53,7 +55,7 @@ AOT__KINLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict pla
                       m3 = aot__lanes(0, span - 18);
       __m512 acc = _mm512_setzero_ps();
       for (int64_t kh = kh0; kh < kh1; ++kh) {
-        const float* xs = plane + (ih0 + kh * DH) * W + 2 * ow - PW;
+        const float* xs = plane + (ih0 + kh * DH - xr0) * W + 2 * ow - PW;
         const __m512 a = _mm512_maskz_loadu_ps(m0, xs), c = _mm512_maskz_loadu_ps(m2, xs + 2);
         const __m512 b = m1 ? _mm512_maskz_loadu_ps(m1, xs + 16) : _mm512_setzero_ps();
         const __m512 d = m3 ? _mm512_maskz_loadu_ps(m3, xs + 18) : _mm512_setzero_ps();
@@ -67,7 +69,7 @@ AOT__KINLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict pla
   }
 #endif
   /* Interior columns: every tap inside the image. */
-  const float* xb = plane + ih0 * W - PW;
+  const float* xb = plane + (ih0 - xr0) * W - PW;
   for (int64_t ow = lo; ow < hi; ++ow) {
     const float* xp = xb + ow * SW;
     float acc = 0.f;
@@ -182,13 +184,17 @@ AOT__KINLINE void aot__dw_padded2(const aot__conv_geom* g, const float* restrict
   aot__dw_grid_out(grid, Wq, yc, OH, OW);
 }
 
-/* Channels [c0, c1) with the filter shape as (possibly constant) arguments:
- * rows whose kernel rows all lie inside the image take a copy of the row
- * code with constant kernel-row bounds. */
-AOT__KINLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, const float* w, float* y,
-                                 const aot__epilogue* ep, int64_t c0, int64_t c1, int64_t KH, int64_t KW, int64_t SH,
-                                 int64_t SW, int64_t DH, int64_t DW, float* xp) {
+/* Channels [c0, c1), output rows [oh0, oh1), with the filter shape as
+ * (possibly constant) arguments: rows whose kernel rows all lie inside the
+ * image take a copy of the row code with constant kernel-row bounds. The
+ * input's channel c is at x + c * xcs from image row xr0 on; a band (not
+ * whole planes from row 0) takes the row code alone, which sums every
+ * output as the other paths do. */
+AOT__KINLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, int64_t xcs, int64_t xr0, const float* w,
+                                 float* y, const aot__epilogue* ep, int64_t c0, int64_t c1, int64_t oh0, int64_t oh1,
+                                 int64_t KH, int64_t KW, int64_t SH, int64_t SW, int64_t DH, int64_t DW, float* xp) {
   const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
+  const int whole = xcs == H * W && xr0 == 0 && oh0 == 0 && oh1 == OH;
   int64_t lo, hi;
   aot__interior_cols(W, OW, KW, SW, PW, DW, &lo, &hi);
   /* Rows [oa, ob) have all kernel rows inside the image. */
@@ -200,24 +206,24 @@ AOT__KINLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, const 
    * constant per tap, so the interior rows run as one flat loop (long enough
    * to vectorise on small planes); the border columns it passes over read
    * inside the plane and are overwritten by the row code below. */
-  const int flat = SH == 1 && SW == 1 && OW == W && lo < hi && oa < ob;
+  const int flat = whole && SH == 1 && SW == 1 && OW == W && lo < hi && oa < ob;
   /* The zero-bordered copy: rows and columns the taps reach. */
   const int64_t Hp = (OH - 1) * SH + (KH - 1) * DH + 1, Wp = (OW - 1) * SW + (KW - 1) * DW + 1;
   /* Stride 1 only (GCC left a stride-2 loop over the copy scalar: slower than
    * the row code on EfficientNet's 5x5 stride-2 layer), and maps up to 32
    * wide (on 56x56 the copy cost more than the few border columns). */
-  const int padded = SH == 1 && SW == 1 && OW <= 32 && Hp * Wp + OH * Wp <= AOT__DW_PAD_FLOATS;
+  const int padded = whole && SH == 1 && SW == 1 && OW <= 32 && Hp * Wp + OH * Wp <= AOT__DW_PAD_FLOATS;
   const int64_t Hq = OH + (KH - 1) / 2, Wq = OW + (KW - 1) / 2;
   /* 5x5 and up: on 3x3 (MobileNetV2's 576 x 14 x 14) the copy cost more than
    * the row code (118 -> 183 us), on 5x5 it paid (144 x 56 x 56: 580 -> 365). */
-  const int padded2 = SH == 2 && SW == 2 && DH == 1 && DW == 1 && KH >= 5 && KW >= 5 && OW <= 32 &&
+  const int padded2 = whole && SH == 2 && SW == 2 && DH == 1 && DW == 1 && KH >= 5 && KW >= 5 && OW <= 32 &&
                       4 * Hq * Wq + OH * Wq <= AOT__DW_PAD_FLOATS;
   int64_t act_from = c0; /* the planes whose activation is still to apply */
   /* The zero-bordered copies' borders: cleared once, the same for every plane. */
   if (padded) memset(xp, 0, sizeof(float) * (size_t)(Hp * Wp));
   if (padded2) memset(xp, 0, sizeof(float) * (size_t)(4 * Hq * Wq));
   for (int64_t c = c0; c < c1; ++c) {
-    const float* restrict plane = x + c * H * W;
+    const float* restrict plane = x + c * xcs;
     const float* restrict wc = w + c * KH * KW;
     if (padded) {
       aot__dw_padded(g, plane, wc, y + c * OH * OW, xp, Hp, Wp, KH, KW, DH, DW);
@@ -237,15 +243,15 @@ AOT__KINLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, const 
           yp[j] = acc;
         }
       }
-      for (int64_t oh = 0; oh < OH; ++oh) {
+      for (int64_t oh = oh0; oh < oh1; ++oh) {
         float* yr = y + (c * OH + oh) * OW;
         const int64_t ih0 = oh * SH - PH; /* the input row of kernel row 0 */
         int64_t kh0, kh1;
         aot__kernel_rows(ih0, KH, DH, H, &kh0, &kh1);
         if (kh0 == 0 && kh1 == KH)
-          aot__dw_row(g, plane, wc, yr, ih0, 0, KH, KH, KW, SW, DH, DW, lo, hi, flat);
+          aot__dw_row(g, plane, xr0, wc, yr, ih0, 0, KH, KH, KW, SW, DH, DW, lo, hi, flat);
         else
-          aot__dw_row(g, plane, wc, yr, ih0, kh0, kh1, KH, KW, SW, DH, DW, lo, hi, 0);
+          aot__dw_row(g, plane, xr0, wc, yr, ih0, kh0, kh1, KH, KW, SW, DH, DW, lo, hi, 0);
       }
     }
     if (!ep) continue;
@@ -253,10 +259,10 @@ AOT__KINLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, const 
      * on 7x7 and 14x14 maps, where rows of 7 or 14 were mostly tails; the
      * activation over runs of planes up to AOT__DW_ACT_RUN floats (a 7x7
      * plane alone is 3 vectors and a tail: 1.3 ns an output with SiLU). */
-    float* yp = y + c * OH * OW; /* not restrict: res may be y itself */
-    const int64_t np = OH * OW;
+    float* yp = y + c * OH * OW + oh0 * OW; /* not restrict: res may be y itself */
+    const int64_t np = (oh1 - oh0) * OW;
     if (ep->bias) {
-      const float* bp = ep->bias + c * ep->bias_m;
+      const float* bp = ep->bias + c * ep->bias_m + oh0 * OW * ep->bias_n;
       if (ep->bias_n == 0) {
         const float bb = bp[0];
         for (int64_t j = 0; j < np; ++j) yp[j] += bb;
@@ -265,25 +271,28 @@ AOT__KINLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, const 
       }
     }
     if (ep->res) {
-      const float* rp = ep->res + c * ep->res_m;
+      const float* rp = ep->res + c * ep->res_m + oh0 * OW * ep->res_n;
       for (int64_t j = 0; j < np; ++j) yp[j] += rp[j * ep->res_n];
     }
-    if ((c + 1 - act_from) * np >= AOT__DW_ACT_RUN || c + 1 == c1) {
+    if (!whole) { /* a band: each plane's rows on their own */
+      aot__act_row(yp, np, 1, ep);
+    } else if ((c + 1 - act_from) * np >= AOT__DW_ACT_RUN || c + 1 == c1) {
       aot__act_row(y + act_from * np, (c + 1 - act_from) * np, 1, ep);
       act_from = c + 1;
     }
   }
 }
 
-AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* x, const float* w, float* y,
-                                          const aot__epilogue* ep, int64_t c0, int64_t c1) {
+AOT_KAPI void aot__conv2d_depthwise_rows(const aot__conv_geom* g, const float* x, int64_t xcs, int64_t xr0,
+                                         const float* w, float* y, const aot__epilogue* ep, int64_t c0, int64_t c1,
+                                         int64_t oh0, int64_t oh1) {
   float xp[AOT__DW_PAD_FLOATS]; /* one for every specialised copy below: 32 KB of stack */
 #if AOT__KSPECIALISE
   if (g->DH == 1 && g->DW == 1 && g->KH == g->KW && g->SH == g->SW) {
-#define AOT__DW_CASE(K, S)                                        \
-  if (g->KH == K && g->SW == S) {                                 \
-    aot__dw_planes(g, x, w, y, ep, c0, c1, K, K, S, S, 1, 1, xp); \
-    return;                                                       \
+#define AOT__DW_CASE(K, S)                                                            \
+  if (g->KH == K && g->SW == S) {                                                     \
+    aot__dw_planes(g, x, xcs, xr0, w, y, ep, c0, c1, oh0, oh1, K, K, S, S, 1, 1, xp); \
+    return;                                                                           \
   }
     AOT__DW_CASE(3, 1)
     AOT__DW_CASE(3, 2)
@@ -292,7 +301,12 @@ AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* 
 #undef AOT__DW_CASE
   }
 #endif
-  aot__dw_planes(g, x, w, y, ep, c0, c1, g->KH, g->KW, g->SH, g->SW, g->DH, g->DW, xp);
+  aot__dw_planes(g, x, xcs, xr0, w, y, ep, c0, c1, oh0, oh1, g->KH, g->KW, g->SH, g->SW, g->DH, g->DW, xp);
+}
+
+AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* x, const float* w, float* y,
+                                          const aot__epilogue* ep, int64_t c0, int64_t c1) {
+  aot__conv2d_depthwise_rows(g, x, g->H * g->W, 0, w, y, ep, c0, c1, 0, g->OH);
 }
 
 AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, const float* w, float* y,

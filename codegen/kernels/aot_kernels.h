@@ -196,6 +196,13 @@ AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, con
  * them (threads split channels this way). */
 AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* x, const float* w, float* y,
                                           const aot__epilogue* ep, int64_t c0, int64_t c1);
+/* Output rows [oh0, oh1) of channels [c0, c1) (y the whole output),
+ * reading the input from a band: channel c's rows from image row xr0 on at
+ * x + c * xcs (row stride W), every row inside the image those windows
+ * read; bitwise as the whole call computes them. */
+AOT_KAPI void aot__conv2d_depthwise_rows(const aot__conv_geom* g, const float* x, int64_t xcs, int64_t xr0,
+                                         const float* w, float* y, const aot__epilogue* ep, int64_t c0, int64_t c1,
+                                         int64_t oh0, int64_t oh1);
 
 /* Winograd convolution F(m x m, 3 x 3), m = 2 or 4 (aot_winograd.c): 3x3
  * filters, stride 1, dilation 1, one group, any padding. Filters (M x C x 3
@@ -267,19 +274,23 @@ AOT_KAPI void aot__max_pool2d_range(const aot__conv_geom* g, const float* x, flo
 AOT_KAPI void aot__max_pool2d_rows(const aot__conv_geom* g, const float* x, int64_t xcs, int64_t xr0, float* y,
                                    int64_t c0, int64_t c1, int64_t oh0, int64_t oh1);
 
-/* A convolution (cg: im2col GEMM, one group; weights a packed as GEMM A,
- * M x K) whose result only a max pooling (pg, over the convolution's OH x
- * OW map) reads, in bands of pooled rows (aot_conv_pool.c): bands [b0, b1)
- * of aot__conv_pool_bands, each caller with its own 64-byte aligned scratch
- * of aot__conv_pool_scratch_floats. The epilogue (bias per output channel,
- * an activation; no residual) runs in the GEMM's store. Outputs are bitwise
- * the convolution's then the pooling's, for any split of the bands. */
-AOT_KAPI int64_t aot__conv_pool_bands(const aot__conv_geom* cg, const aot__conv_geom* pg, int64_t M);
-AOT_KAPI int64_t aot__conv_pool_scratch_floats(const aot__conv_geom* cg, const aot__conv_geom* pg, int64_t M,
-                                               int64_t K);
-AOT_KAPI void aot__conv_pool_range(const aot__conv_geom* cg, const aot__conv_geom* pg, int64_t M, int64_t K,
-                                   const float* a, const float* x, float* y, const aot__epilogue* ep, float* scratch,
-                                   int64_t b0, int64_t b1);
+/* A convolution (cg, one group; weights a packed as GEMM A, M x K) whose
+ * result only one windowed kernel reads (qg: its window over the
+ * convolution's OH x OW map), in bands of the reader's output rows
+ * (aot_conv_bands.c): reader AOT_BAND_MAX_POOL, a max pooling (w2 and ep2
+ * unused), or AOT_BAND_DEPTHWISE, a depthwise convolution with filters w2
+ * and epilogue ep2. Bands [b0, b1) of aot__conv_bands, each caller with its
+ * own 64-byte aligned scratch of aot__conv_band_scratch_floats. The
+ * convolution's epilogue ep (bias per output channel, an activation; no
+ * residual) runs in the GEMM's store. Outputs are bitwise the convolution's
+ * then the reader's, for any split of the bands. */
+enum { AOT_BAND_MAX_POOL = 0, AOT_BAND_DEPTHWISE = 1 };
+AOT_KAPI int64_t aot__conv_bands(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader, int64_t M);
+AOT_KAPI int64_t aot__conv_band_scratch_floats(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader,
+                                               int64_t M, int64_t K);
+AOT_KAPI void aot__conv_band_range(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader, int64_t M, int64_t K,
+                                   const float* a, const float* x, const aot__epilogue* ep, const float* w2,
+                                   const aot__epilogue* ep2, float* y, float* scratch, int64_t b0, int64_t b1);
 
 /* One contiguous float row of n (aot_norm.c): y = softmax(x), or
  * log_softmax(x) with log_form set; y may be x. */

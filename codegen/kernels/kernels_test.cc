@@ -838,7 +838,7 @@ TEST(Pool, MaxPoolMatchesNaive) {
 }
 
 // A convolution and the max pooling that alone reads it, in bands of pooled
-// rows (aot__conv_pool_range): bitwise the whole convolution (aot__sgemm)
+// rows (aot__conv_band_range): bitwise the whole convolution (aot__sgemm)
 // then the pooling (aot__max_pool2d_range), for the bands in one call and
 // split at every band (a caller's first band computes its shared rows
 // itself). Stems (7x7/2 then 3x3/2), VGG's 2x2/2, a stride-1 pooling that
@@ -884,19 +884,84 @@ TEST(ConvPool, BandsAreBitwiseTheConvolutionThenThePooling) {
     std::vector<float> gs(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, AOT_GEMM_PACK_B)) + 16);
     aot__sgemm(M, N, K, &A, &B, conv.data(), N, 1, &ep, Aligned64(gs));
     aot__max_pool2d_range(&pg, conv.data(), want.data(), 0, M);
-    const int64_t bands = aot__conv_pool_bands(&cg, &pg, M);
-    std::vector<float> scratch(static_cast<size_t>(aot__conv_pool_scratch_floats(&cg, &pg, M, K)) + 16);
+    const int64_t bands = aot__conv_bands(&cg, &pg, AOT_BAND_MAX_POOL, M);
+    std::vector<float> scratch(static_cast<size_t>(aot__conv_band_scratch_floats(&cg, &pg, AOT_BAND_MAX_POOL, M, K)) +
+                               16);
     for (int64_t split = 0; split < bands; ++split) {  // split 0: one call for all bands
       std::vector<float> got(want.size(), 7.f);
-      aot__conv_pool_range(&cg, &pg, M, K, pw.data(), x.data(), got.data(), &ep, Aligned64(scratch), 0,
-                           split ? split : bands);
-      if (split)
-        aot__conv_pool_range(&cg, &pg, M, K, pw.data(), x.data(), got.data(), &ep, Aligned64(scratch), split, bands);
+      auto run = [&](int64_t b0, int64_t b1) {
+        aot__conv_band_range(&cg, &pg, AOT_BAND_MAX_POOL, M, K, pw.data(), x.data(), &ep, nullptr, nullptr, got.data(),
+                             Aligned64(scratch), b0, b1);
+      };
+      run(0, split ? split : bands);
+      if (split) run(split, bands);
       EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4)) << what << " split at band " << split;
     }
     multi += bands > 1;
   }
   EXPECT_EQ(multi, 5);  // all but the stride-4 one (a 22 x 22 map) take more than one band
+}
+
+// A convolution and the depthwise one that alone reads it (MobileNet's and
+// EfficientNet's inverted bottlenecks after a pointwise expansion; their
+// stems after a 3x3 stride-2 convolution), in bands of the depthwise
+// output's rows: bitwise the whole GEMM (a pointwise image read in place,
+// else im2col panels) then the whole depthwise kernel, for the bands in one
+// call and split at every band. 3x3 and 5x5 filters at stride 1 and 2, maps
+// from 7 to 112 wide (the depthwise kernel's padded paths on small maps, one
+// band), a K past the GEMM's block (the image packed), bias and activations
+// in both stores.
+TEST(ConvBands, ConvolutionThenDepthwiseIsBitwiseTheTwoKernels) {
+  REQUIRE_ISA();
+  struct C {
+    int64_t C, H, pk, ps, M, k, s;
+    int act1, act2;
+  };
+  const C cases[] = {{16, 112, 1, 1, 96, 3, 2, AOT_ACT_CLAMP, AOT_ACT_CLAMP},
+                     {24, 56, 1, 1, 40, 3, 1, AOT_ACT_SILU, AOT_ACT_SILU},
+                     {8, 57, 1, 1, 24, 5, 2, AOT_ACT_SILU, AOT_ACT_NONE},
+                     {300, 40, 1, 1, 16, 3, 1, AOT_ACT_RELU, AOT_ACT_RELU},
+                     {12, 7, 1, 1, 72, 5, 1, AOT_ACT_HARDSWISH, AOT_ACT_HARDSWISH},
+                     {3, 224, 3, 2, 32, 3, 1, AOT_ACT_CLAMP, AOT_ACT_CLAMP}};
+  int multi = 0;
+  for (const C& t : cases) {
+    const aot__conv_geom cg = Geom(t.C, t.H, t.H, t.pk, t.pk, t.ps, t.pk / 2, 1);
+    const aot__conv_geom dg = Geom(t.M, cg.OH, cg.OW, t.k, t.k, t.s, t.k / 2, 1);
+    const int64_t M = t.M, K = t.C * t.pk * t.pk, N = cg.OH * cg.OW;
+    std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.H), 61);
+    x[x.size() / 5] = NAN;
+    const std::vector<float> w = Random(static_cast<size_t>(M * K), 62), b1 = Random(static_cast<size_t>(M), 63),
+                             w2 = Random(static_cast<size_t>(M * t.k * t.k), 64),
+                             b2 = Random(static_cast<size_t>(M), 65);
+    std::vector<float> pw(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
+    aot__sgemm_pack_a(M, K, w.data(), K, 1, pw.data());
+    const aot__operand A = {pw.data(), 0, 0, 1, nullptr},
+                       B = t.pk == 1 ? aot__operand{x.data(), N, 1, 0, nullptr} : aot__operand{x.data(), 0, 0, 0, &cg};
+    const aot__epilogue ep1 = {b1.data(), 1, 0, nullptr, 0, 0, t.act1, 0.f, 6.f},
+                        ep2 = {b2.data(), 1, 0, nullptr, 0, 0, t.act2, 0.f, 6.f};
+    const std::string what = "K=" + std::to_string(K) + " " + std::to_string(t.H) + "x" + std::to_string(t.H) + " dw " +
+                             std::to_string(t.k) + "/" + std::to_string(t.s);
+    std::vector<float> mid(static_cast<size_t>(M * N)), want(static_cast<size_t>(M * dg.OH * dg.OW), 7.f);
+    std::vector<float> gs(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, aot__sgemm_packing(M, N, K, &A, &B))) +
+                          16);
+    aot__sgemm(M, N, K, &A, &B, mid.data(), N, 1, &ep1, Aligned64(gs));
+    aot__conv2d_depthwise(&dg, mid.data(), w2.data(), want.data(), &ep2);
+    const int64_t bands = aot__conv_bands(&cg, &dg, AOT_BAND_DEPTHWISE, M);
+    std::vector<float> scratch(static_cast<size_t>(aot__conv_band_scratch_floats(&cg, &dg, AOT_BAND_DEPTHWISE, M, K)) +
+                               16);
+    for (int64_t split = 0; split < bands; ++split) {
+      std::vector<float> got(want.size(), 7.f);
+      auto run = [&](int64_t b0, int64_t b1) {
+        aot__conv_band_range(&cg, &dg, AOT_BAND_DEPTHWISE, M, K, pw.data(), x.data(), &ep1, w2.data(), &ep2, got.data(),
+                             Aligned64(scratch), b0, b1);
+      };
+      run(0, split ? split : bands);
+      if (split) run(split, bands);
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4)) << what << " split at band " << split;
+    }
+    multi += bands > 1;
+  }
+  EXPECT_EQ(multi, 5);  // all but the 7 x 7 map take more than one band
 }
 
 // Softmax and log_softmax rows against float64: within a few float ulps of

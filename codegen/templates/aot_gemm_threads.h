@@ -55,26 +55,28 @@ AOT_UNUSED static void aot__wino_mt(int m, const aot__conv_geom* g, int64_t M, c
   aot__parallel_for(parts, 1, 1, aot__wino_part, &j);
 }
 
-/* ---- a convolution and its max pooling in bands (aot__conv_pool_range),
- * split over the pool as Winograd is: unit k the bands [k B / parts,
- * (k + 1) B / parts) in scratch slot k. ---- */
-typedef struct aot__conv_pool_job {
-  const aot__conv_geom *cg, *pg;
+/* ---- a convolution and the windowed kernel reading it, in bands
+ * (aot__conv_band_range), split over the pool as Winograd is: unit k the
+ * bands [k B / parts, (k + 1) B / parts) in scratch slot k. ---- */
+typedef struct aot__conv_band_job {
+  const aot__conv_geom *cg, *qg;
+  int reader;
   int64_t M, K, slot, bands, parts;
-  const float *a, *x;
-  float* y;
-  const aot__epilogue* ep;
-  float* scratch;
-} aot__conv_pool_job;
-static void aot__conv_pool_part(void* ctx, int64_t lo, int64_t hi) {
-  const aot__conv_pool_job* j = (const aot__conv_pool_job*)ctx;
+  const float *a, *x, *w2;
+  const aot__epilogue *ep, *ep2;
+  float *y, *scratch;
+} aot__conv_band_job;
+static void aot__conv_band_part(void* ctx, int64_t lo, int64_t hi) {
+  const aot__conv_band_job* j = (const aot__conv_band_job*)ctx;
   for (int64_t k = lo; k < hi; ++k)
-    aot__conv_pool_range(j->cg, j->pg, j->M, j->K, j->a, j->x, j->y, j->ep, j->scratch + k * j->slot,
-                         k * j->bands / j->parts, (k + 1) * j->bands / j->parts);
+    aot__conv_band_range(j->cg, j->qg, j->reader, j->M, j->K, j->a, j->x, j->ep, j->w2, j->ep2, j->y,
+                         j->scratch + k * j->slot, k * j->bands / j->parts, (k + 1) * j->bands / j->parts);
 }
-AOT_UNUSED static void aot__conv_pool_mt(const aot__conv_geom* cg, const aot__conv_geom* pg, int64_t M, int64_t K,
-                                         const float* a, const float* x, float* y, const aot__epilogue* ep,
-                                         float* scratch, int64_t slot, int parts) {
-  aot__conv_pool_job j = {cg, pg, M, K, slot, aot__conv_pool_bands(cg, pg, M), parts, a, x, y, ep, scratch};
-  aot__parallel_for(parts, 1, 1, aot__conv_pool_part, &j);
+AOT_UNUSED static void aot__conv_band_mt(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader, int64_t M,
+                                         int64_t K, const float* a, const float* x, const aot__epilogue* ep,
+                                         const float* w2, const aot__epilogue* ep2, float* y, float* scratch,
+                                         int64_t slot, int parts) {
+  aot__conv_band_job j = {cg, qg, reader, M,   K, slot,   aot__conv_bands(cg, qg, reader, M), parts, a,
+                          x,  w2, ep,     ep2, y, scratch};
+  aot__parallel_for(parts, 1, 1, aot__conv_band_part, &j);
 }
