@@ -16,7 +16,8 @@ namespace atenaot {
 // Values the codegen evaluates inside another kernel's loop: they need no
 // buffer, so the planner skips them. Compute this first, then plan with it.
 // Elementwise fusion only (both backends); with options, also what the C
-// backend's kernels fold away with them (gated convolutions' products).
+// backend's kernels fold away with them (gated convolutions' products, the
+// results of convolutions run in bands with their reader: ConvBandsOf).
 std::unordered_set<const Value*> FusedAwayValues(const Graph& g);
 std::unordered_set<const Value*> FusedAwayValues(const Graph& g, const CodegenOptions& o);
 

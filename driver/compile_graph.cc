@@ -45,12 +45,17 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
   CodegenOptions kopts = kernels;
   std::unordered_set<const Value*> fused;
   ReusePairs reuse;
+  NodeBytes scratch;
   auto fuse = [&] {
     fused = FusedAwayValues(g, kopts);  // what the C kernels fold away with these options too
     reuse = KernelReusePairs(g, fused);
+    // Which node holds a kernel's scratch depends on the order too: a
+    // convolution runs in bands at its reader's step only where nothing
+    // between them writes its input (ConvBandsOf).
+    scratch = KernelScratchBytes(g, kopts);
     return 0;
   };
-  NodeBytes scratch = KernelScratchBytes(g, kopts);  // the nodes stay the same when reordered
+  fuse();
   auto load = [&] {
     fuse();
     return LiveBytesLowerBound(ArenaRequests(AnalyzeBuffers(g, alignment, &fused, &reuse, &scratch)));
@@ -75,26 +80,14 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
     // each convolution gets it back while the peak stays there (refusing one
     // at a time would keep all of a plateau: ResNet's first stage has four
     // Winograd convolutions at the same peak).
-    auto rescratch = [&](const Node* n) {  // only n's scratch changes
-      const int64_t b = NodeScratchBytes(g, n, kopts);
-      if (b > 0)
-        scratch[n] = b;
-      else
-        scratch.erase(n);
-    };
     const std::vector<const Node*> wino = WinogradConvs(g, kopts);
-    for (const Node* n : wino) {
-      kopts.im2col_convs.insert(n);
-      rescratch(n);
-    }
-    const int64_t best = load();
+    for (const Node* n : wino) kopts.im2col_convs.insert(n);
+    const int64_t best = load();  // load() plans the scratch these options give
     int refused = 0;
     for (const Node* n : wino) {
       kopts.im2col_convs.erase(n);
-      rescratch(n);
       if (load() <= best) continue;
       kopts.im2col_convs.insert(n);
-      rescratch(n);
       ++refused;
     }
     if (popts.timing)
