@@ -839,21 +839,26 @@ class CEmitter final : public ElementKernels {
            std::to_string(lg.parts) + ", " + (lg.split_n ? "1" : "0") + ")";
   }
 
-  // "aot__epilogue ep = {...};" for `bias` (strides bm, bn over the output's
-  // m, n; empty for none) and the matched in-place epilogue, whose residual
-  // sits at offset `res_off` (an expression) with strides res_m, res_n.
-  StatusOr<std::string> EpilogueDecl(const std::string& bias, int64_t bm, int64_t bn, const std::string& res_off,
-                                     int64_t res_m, int64_t res_n) {
+  // "aot__epilogue NAME = {...};" for `bias` (strides bm, bn over the
+  // output's m, n; empty for none) and the in-place epilogue `m`, whose
+  // residual sits at offset `res_off` (an expression) with strides res_m,
+  // res_n. Without `m` and the name: the matched epilogue_, as `ep`.
+  StatusOr<std::string> EpilogueDecl(const EpilogueMatch& m, const std::string& name, const std::string& bias,
+                                     int64_t bm, int64_t bn, const std::string& res_off, int64_t res_m, int64_t res_n) {
     std::string r = "0";
-    if (epilogue_.residual) {
-      AOT_ASSIGN_OR_RETURN(std::string pr, Ptr(epilogue_.residual));
+    if (m.residual) {
+      AOT_ASSIGN_OR_RETURN(std::string pr, Ptr(m.residual));
       r = pr + " + " + res_off;
     }
     std::ostringstream e;
-    e << "aot__epilogue ep = {" << (bias.empty() ? "0" : bias) << ", " << bm << ", " << bn << ", " << r << ", " << res_m
-      << ", " << res_n << ", " << epilogue_.act << ", " << FormatDouble(epilogue_.lo) << "f, "
-      << FormatDouble(epilogue_.hi) << "f};";
+    e << "aot__epilogue " << name << " = {" << (bias.empty() ? "0" : bias) << ", " << bm << ", " << bn << ", " << r
+      << ", " << res_m << ", " << res_n << ", " << m.act << ", " << FormatDouble(m.lo) << "f, " << FormatDouble(m.hi)
+      << "f};";
     return e.str();
+  }
+  StatusOr<std::string> EpilogueDecl(const std::string& bias, int64_t bm, int64_t bn, const std::string& res_off,
+                                     int64_t res_m, int64_t res_n) {
+    return EpilogueDecl(epilogue_, "ep", bias, bm, bn, res_off, res_m, res_n);
   }
 
   // `call` (after `prologue`) for the (image, channel) pairs i = nb * C + c
@@ -1008,10 +1013,8 @@ class CEmitter final : public ElementKernels {
       AOT_ASSIGN_OR_RETURN(pb, Ptr(bias));
     }
     const std::string& sym = PackedConvWeights(w, 1, lg.M, lg.K);
-    const EpilogueMatch reader_ep = epilogue_;  // matched for the reader's step
-    epilogue_ = cb.act ? MatchEpilogue(conv->output(), {cb.act}, kplan_.fused) : EpilogueMatch();
-    AOT_ASSIGN_OR_RETURN(std::string ep, EpilogueDecl(pb, bias ? bias->meta().strides[0] : 0, 0, "0", 0, 0));
-    epilogue_ = cb.depthwise ? reader_ep : EpilogueMatch();
+    const EpilogueMatch act = cb.act ? MatchEpilogue(conv->output(), {cb.act}, kplan_.fused) : EpilogueMatch();
+    AOT_ASSIGN_OR_RETURN(std::string ep, EpilogueDecl(act, "ep", pb, bias ? bias->meta().strides[0] : 0, 0, "0", 0, 0));
     std::string ep2_decl;
     if (cb.depthwise) {
       const Value *w2 = cb.reader->input(1), *b2 = cb.reader->input(2);
@@ -1021,9 +1024,9 @@ class CEmitter final : public ElementKernels {
         AOT_ASSIGN_OR_RETURN(pb2, Ptr(b2));
       }
       const int64_t OHW = y->meta().sizes[2] * y->meta().sizes[3];
-      AOT_ASSIGN_OR_RETURN(ep2_decl, EpilogueDecl(pb2, b2 ? b2->meta().strides[0] : 0, 0,
+      // The depthwise convolution's own epilogue: the in-place ops matched after its step.
+      AOT_ASSIGN_OR_RETURN(ep2_decl, EpilogueDecl(epilogue_, "ep2", pb2, b2 ? b2->meta().strides[0] : 0, 0,
                                                   "nb * " + std::to_string(y->meta().strides[0]), OHW, 1));
-      ep2_decl.replace(0, std::string("aot__epilogue ep").size(), "aot__epilogue ep2");
       ep2 = "&ep2";
     }
     AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(cb.reader, lg));
@@ -1036,8 +1039,8 @@ class CEmitter final : public ElementKernels {
     loops_ << "  for (int64_t nb = 0; nb < " << x->meta().sizes[0] << "; ++nb) {\n    const " << ep << "\n";
     if (cb.depthwise) loops_ << "    const " << ep2_decl << "\n";
     if (lg.parts <= 1)
-      loops_ << "    aot__conv_band_range(" << args << ", 0, "
-             << aot__conv_bands(&cg, &qg, cb.depthwise ? AOT_BAND_DEPTHWISE : AOT_BAND_MAX_POOL, lg.M) << ");\n  }\n";
+      loops_ << "    aot__conv_band_range(" << args << ", 0, " << aot__conv_bands(&cg, &qg, cb.Reader(), lg.M)
+             << ");\n  }\n";
     else
       loops_ << "    aot__conv_band_mt(" << args << ", " << lg.slot_floats << ", " << lg.parts << ");\n  }\n";
     kernel_comment_ += "; in bands, from " + NodeText(conv);

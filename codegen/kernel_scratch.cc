@@ -73,19 +73,27 @@ bool MayBeFused(const Value* v) {
          v->uses().size() == 1;
 }
 
-// Whether the library runs n as its depthwise kernel (the reader of
-// ConvBands): one filter per channel, constant f32 weights, contiguous f32
-// input and output, a 1-D bias.
-bool LibraryDepthwise(const Graph& g, const Node* n) {
+// Whether the kernel library can run conv2d node n: constant f32 weights,
+// contiguous f32 input and output, a 1-D f32 bias or none.
+bool LibraryConvOperands(const Graph& g, const Node* n) {
   const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
-  if (n->outputs().size() != 1 || !ConstF32Weight(g, w) || x->meta().dtype != DType::kFloat32 ||
-      y->meta().dtype != DType::kFloat32 || !x->meta().IsContiguous() || !y->meta().IsContiguous() ||
-      x->meta().sizes.size() != 4 ||
-      (bias && (bias->meta().dtype != DType::kFloat32 || bias->meta().sizes.size() != 1)))
-    return false;
+  return ConstF32Weight(g, w) && x->meta().dtype == DType::kFloat32 && y->meta().dtype == DType::kFloat32 &&
+         x->meta().IsContiguous() && y->meta().IsContiguous() &&
+         (!bias || (bias->meta().dtype == DType::kFloat32 && bias->meta().sizes.size() == 1));
+}
+
+// 1x1, stride 1, no padding: the GEMM's B is the image itself.
+bool Pointwise(const std::vector<int64_t>& ws, const Conv2dArgs& ca) {
+  return ws[2] == 1 && ws[3] == 1 && ca.stride[0] == 1 && ca.stride[1] == 1 && ca.pad[0] == 0 && ca.pad[1] == 0;
+}
+
+// Whether the library runs n as its depthwise kernel (the reader of
+// ConvBands): one filter per channel.
+bool LibraryDepthwise(const Graph& g, const Node* n) {
+  if (n->outputs().size() != 1 || !LibraryConvOperands(g, n) || n->input(0)->meta().sizes.size() != 4) return false;
   auto ca = Conv2dArguments(n);
-  const std::vector<int64_t>& ws = w->meta().sizes;
-  return ca.ok() && ws[1] == 1 && ws[0] == ca->groups && ca->groups == x->meta().sizes[1];
+  const std::vector<int64_t>& ws = n->input(1)->meta().sizes;
+  return ca.ok() && ws[1] == 1 && ws[0] == ca->groups && ca->groups == n->input(0)->meta().sizes[1];
 }
 
 // The structural pattern of ConvBandsOf, options aside. After reinplacing,
@@ -132,18 +140,12 @@ std::optional<ConvBands> MatchConvBands(const Graph& g, const Node* reader) {
     }
   }
   if (reads != 1) return std::nullopt;
-  const Value *x = conv->input(0), *w = conv->input(1), *bias = conv->input(2);
+  const Value *x = conv->input(0), *bias = conv->input(2);
   auto ca = Conv2dArguments(conv);
-  if (!ca.ok() || ca->groups != 1 || !ConstF32Weight(g, w) || x->meta().dtype != DType::kFloat32 ||
-      !x->meta().IsContiguous() || x->meta().sizes.size() != 4 || c->meta().dtype != DType::kFloat32 ||
-      !c->meta().IsContiguous() || (bias && (bias->meta().dtype != DType::kFloat32 || bias->meta().sizes.size() != 1)))
-    return std::nullopt;
-  const std::vector<int64_t>& ws = w->meta().sizes;
-  const bool pointwise = ws[2] == 1 && ws[3] == 1 && ca->stride[0] == 1 && ca->stride[1] == 1 && ca->pad[0] == 0 &&
-                         ca->pad[1] == 0 && ca->dil[0] == 1 && ca->dil[1] == 1;
+  if (!ca.ok() || ca->groups != 1 || !LibraryConvOperands(g, conv) || x->meta().sizes.size() != 4) return std::nullopt;
   // A pointwise convolution's image the band GEMM reads in place, any
   // other's as im2col panels; not with a gate folded into the weights.
-  if (pointwise && ConvGateOf(g, conv)) return std::nullopt;
+  if (Pointwise(conv->input(1)->meta().sizes, *ca) && ConvGateOf(g, conv)) return std::nullopt;
   // The convolution runs at the reader's step, after the activation: what
   // it reads must not change in between.
   bool act_seen = !cb.act;
@@ -159,9 +161,6 @@ std::optional<ConvBands> MatchConvBands(const Graph& g, const Node* reader) {
   }
   return n == reader && act_seen ? std::optional<ConvBands>(cb) : std::nullopt;
 }
-
-// aot__conv_band_range's reader argument for cb.
-int ReaderKind(const ConvBands& cb) { return cb.depthwise ? AOT_BAND_DEPTHWISE : AOT_BAND_MAX_POOL; }
 
 // A max pooling or convolution reading conv's result, directly or after an
 // in-place node (MatchConvBands decides the rest).
@@ -285,11 +284,8 @@ LibraryGemm MatmulGemm(const Graph& g, const MatmulShape& ms, const CodegenOptio
 LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
   LibraryGemm lg;
   if (!o.kernel_library || o.float_accumulation) return lg;
-  const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
-  if (!ConstF32Weight(g, w) || x->meta().dtype != DType::kFloat32 || y->meta().dtype != DType::kFloat32 ||
-      !x->meta().IsContiguous() || !y->meta().IsContiguous() ||
-      (bias && (bias->meta().dtype != DType::kFloat32 || bias->meta().sizes.size() != 1)))
-    return lg;
+  if (!LibraryConvOperands(g, n)) return lg;
+  const Value *x = n->input(0), *w = n->input(1), *y = n->output();
   auto ca = Conv2dArguments(n);
   if (!ca.ok()) return lg;
   const auto &ws = w->meta().sizes, &ys = y->meta().sizes;
@@ -308,18 +304,16 @@ LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
       aot__conv_geom cg, qg;
       ConvBandsGeometry(*cb, &cg, &qg);
       lg.banded = lg.a_packed = true;
-      lg.slot_floats = (aot__conv_band_scratch_floats(&cg, &qg, ReaderKind(*cb), lg.M, lg.K) + 15) / 16 * 16;
+      lg.slot_floats = (aot__conv_band_scratch_floats(&cg, &qg, cb->Reader(), lg.M, lg.K) + 15) / 16 * 16;
       // At most 2 slots, as for Winograd: each is a band and a GEMM block.
       const int64_t parts = std::min<int64_t>(MaxParts(o, lg.M * lg.N * lg.K), 2);
-      lg.parts =
-          static_cast<int>(std::max<int64_t>(1, std::min(parts, aot__conv_bands(&cg, &qg, ReaderKind(*cb), lg.M))));
+      lg.parts = static_cast<int>(std::max<int64_t>(1, std::min(parts, aot__conv_bands(&cg, &qg, cb->Reader(), lg.M))));
       return lg;
     }
   }
   if (ChooseWinograd(lg, o, n, *ca, x->meta().sizes, ws, ys)) return lg;
   lg.a_packed = true;  // the weights, packed at compile time; B is the image (im2col panels)
-  lg.pointwise =
-      ws[2] == 1 && ws[3] == 1 && ca->stride[0] == 1 && ca->stride[1] == 1 && ca->pad[0] == 0 && ca->pad[1] == 0;
+  lg.pointwise = Pointwise(ws, *ca);
   ChooseSplit(lg, o, 0, 0, lg.pointwise ? lg.N : 0, lg.pointwise ? 1 : 0, !lg.pointwise);
   if (lg.pointwise && G == 1 && 2 * lg.M <= lg.N && ConvGateOf(g, n)) {
     lg.gated = true;

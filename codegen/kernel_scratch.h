@@ -83,6 +83,8 @@ struct ConvBands {
   const Node* act = nullptr;     // the in-place activation, or nullptr
   const Node* reader = nullptr;  // the max_pool2d or the depthwise conv
   bool depthwise = false;
+  // aot__conv_band_range's reader argument.
+  int Reader() const { return depthwise ? AOT_BAND_DEPTHWISE : AOT_BAND_MAX_POOL; }
 };
 // For a max_pool2d or depthwise conv node (else nullopt), with these options.
 std::optional<ConvBands> ConvBandsOf(const Graph& g, const Node* reader, const CodegenOptions& o);

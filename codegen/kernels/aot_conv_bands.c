@@ -103,18 +103,15 @@ AOT_KAPI void aot__conv_band_range(const aot__conv_geom* cg, const aot__conv_geo
         memmove(band + m * cs, band + m * cs + (r0 - have0) * OW, sizeof(float) * (size_t)(keep * OW));
     if (r1 > r0 + keep) {
       const int64_t first = r0 + keep, rows = r1 - first;
-      if (aot__band_pointwise(cg)) { /* the image's rows in place */
-        const aot__operand B = {x + first * cg->W, cg->H * cg->W, 1, 0, 0};
-        aot__sgemm(M, rows * OW, K, &A, &B, band + keep * OW, cs, 1, ep, gemm_scratch);
-      } else {
-        /* rows [first, r1) as a convolution of their own: the same image,
-         * the padding shifted by the rows before them */
-        aot__conv_geom sub = *cg;
-        sub.PH = cg->PH - first * cg->SH;
-        sub.OH = rows;
-        const aot__operand B = {x, 0, 0, 0, &sub};
-        aot__sgemm(M, rows * OW, K, &A, &B, band + keep * OW, cs, 1, ep, gemm_scratch);
-      }
+      /* A pointwise image's rows in place; else rows [first, r1) as a
+       * convolution of their own: the same image, the padding shifted by
+       * the rows before them. */
+      aot__conv_geom sub = *cg;
+      sub.PH = cg->PH - first * cg->SH;
+      sub.OH = rows;
+      const aot__operand B = aot__band_pointwise(cg) ? (aot__operand){x + first * cg->W, cg->H * cg->W, 1, 0, 0}
+                                                     : (aot__operand){x, 0, 0, 0, &sub};
+      aot__sgemm(M, rows * OW, K, &A, &B, band + keep * OW, cs, 1, ep, gemm_scratch);
     }
     have0 = r0;
     have1 = r1;
