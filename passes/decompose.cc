@@ -9,6 +9,7 @@
 #include "passes/decompose_einsum.h"
 #include "passes/decompose_rnn.h"
 #include "passes/decompose_shape.h"
+#include "passes/split_linear.h"
 
 namespace atenaot {
 namespace {
@@ -164,6 +165,7 @@ Status Decompose(Graph& g, const OpTable& ops) {
     g.ReplaceAllUsesWith(n->output(), *r);
     g.Destroy(n);
   }
+  SplitLinearPieces(g, ops);  // after the rules: attention's packed projections are pieces too
   return Status::Ok();
 }
 

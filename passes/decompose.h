@@ -2,8 +2,10 @@
 // the C backend compiles, one table row per op (stack -> unsqueeze + cat,
 // baddbmm -> bmm + mul + add, mv/dot -> matmul, var/std -> mean + sub + mul +
 // mean (+ sqrt); pad, roll, new_* and norms:
-// passes/decompose_shape.h; einsum: passes/decompose_einsum.h). Works on functional or reinplaced graphs; new values
-// get exact sizes and dtypes and contiguous layouts.
+// passes/decompose_shape.h; einsum: passes/decompose_einsum.h), and a linear
+// read in pieces becomes one linear per piece (passes/split_linear.h). Works
+// on functional or reinplaced graphs; new values get exact sizes and dtypes
+// and contiguous layouts.
 #pragma once
 
 #include <string>

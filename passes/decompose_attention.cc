@@ -48,13 +48,14 @@ struct Ops {
                L(Literal::Float(eps)), L(Literal::Bool(true))},
               x->meta().sizes);
   }
-  // [B, L, E] -> [B, H, L, D], contiguous.
+  // [B, L, E] -> [B, H, L, D]: x made contiguous (nothing to copy once
+  // passes/split_linear.h has split the packed projection) and viewed as
+  // heads, strided: the products read the view in place.
   StatusOr<Value*> Heads(Value* x, int64_t heads) {
     const Sizes& s = x->meta().sizes;
     AOT_ASSIGN_OR_RETURN(Value * c, Contiguous(x));
     AOT_ASSIGN_OR_RETURN(Value * v, View(c, {s[0], s[1], heads, s[2] / heads}));
-    AOT_ASSIGN_OR_RETURN(Value * t, Transpose(v, 1, 2));
-    return Contiguous(t);
+    return Transpose(v, 1, 2);
   }
 };
 
