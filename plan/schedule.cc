@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace atenaot {
@@ -244,6 +245,51 @@ int64_t SchedulePeak(const ScheduleProblem& p, const std::vector<int>& order) { 
 
 ScheduleResult SolveSchedule(const ScheduleProblem& p, const ScheduleOptions& o) { return Search(p).Run(o); }
 
+namespace {
+
+// True when every node touching storage st but u runs before u in any order
+// (is an ancestor of u): st then dies at u whatever the schedule.
+bool DiesAtInEveryOrder(const ScheduleProblem& p, int st, int u) {
+  std::vector<bool> seen(static_cast<size_t>(p.num_nodes), false);
+  std::vector<int> stack = {u};
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    for (int q : p.preds[static_cast<size_t>(v)])
+      if (!seen[static_cast<size_t>(q)]) {
+        seen[static_cast<size_t>(q)] = true;
+        stack.push_back(q);
+      }
+  }
+  for (int t : p.touchers[static_cast<size_t>(st)])
+    if (t != u && !seen[static_cast<size_t>(t)]) return false;
+  return true;
+}
+
+// The buffer analysis merges a kernel's output with the input it writes
+// over, and a merged buffer that a whole graph output covers lives in the
+// caller's memory (plan/buffers.h): so the chain of such inputs behind an
+// output (a classifier head's, a transformer layer's last norm and residual)
+// takes no arena bytes. Where the input dies at that kernel in every order,
+// the model says so too (bytes 0); else the peak of the FFN before a final
+// norm looked higher than the arena's and hid what reordering gains.
+void AbsorbIntoOutputs(const std::vector<std::tuple<int, int, int>>& onto_output, std::vector<bool> in_caller,
+                       ScheduleProblem* p) {
+  for (bool again = true; again;) {
+    again = false;
+    for (const auto& [u, so, si] : onto_output) {
+      if (!in_caller[static_cast<size_t>(so)] || in_caller[static_cast<size_t>(si)] ||
+          p->pinned[static_cast<size_t>(si)] || !DiesAtInEveryOrder(*p, si, u))
+        continue;
+      in_caller[static_cast<size_t>(si)] = true;
+      p->bytes[static_cast<size_t>(si)] = 0;
+      again = true;
+    }
+  }
+}
+
+}  // namespace
+
 StatusOr<ScheduleProblem> BuildScheduleProblem(const Graph& g, int64_t alignment,
                                                const std::unordered_set<const Value*>* virtual_values,
                                                const ReusePairs* reuse, const NodeBytes* scratch) {
@@ -369,6 +415,15 @@ StatusOr<ScheduleProblem> BuildScheduleProblem(const Graph& g, int64_t alignment
     else
       p.pinned[st] = true;
   }
+  std::vector<bool> in_caller(p.touchers.size(), false);  // a whole output: the caller's memory
+  for (const Value* v : g.outputs()) {
+    auto it = sid.find(v->meta().storage);
+    if (it != sid.end() && created[static_cast<size_t>(it->second)] && !p.pinned[static_cast<size_t>(it->second)])
+      in_caller[static_cast<size_t>(it->second)] = true;
+  }
+  // (node, output storage, input storage) of the reuse pairs whose buffers
+  // the analysis would merge: where the output is the caller's, so is the input.
+  std::vector<std::tuple<int, int, int>> onto_output;
   if (reuse) {
     for (const auto& [o, in] : *reuse) {
       if (is_virtual(o) || is_virtual(in) || !o->producer()) continue;
@@ -383,6 +438,10 @@ StatusOr<ScheduleProblem> BuildScheduleProblem(const Graph& g, int64_t alignment
                                                 "): " + DescribeNode(o->producer()) + " is not in the graph");
       const size_t u = static_cast<size_t>(pi->second);
       const auto& cr = p.creates[u];
+      if (same_layout && created[static_cast<size_t>(si)] &&
+          extent[static_cast<size_t>(so)] == extent[static_cast<size_t>(si)] &&
+          std::find(cr.begin(), cr.end(), so) != cr.end())
+        onto_output.emplace_back(static_cast<int>(u), so, si);
       if (!same_layout || p.bytes[static_cast<size_t>(so)] == 0 ||
           p.bytes[static_cast<size_t>(so)] != p.bytes[static_cast<size_t>(si)] ||
           std::find(cr.begin(), cr.end(), so) == cr.end())
@@ -390,6 +449,7 @@ StatusOr<ScheduleProblem> BuildScheduleProblem(const Graph& g, int64_t alignment
       p.reuse[u].push_back({so, si});
     }
   }
+  AbsorbIntoOutputs(onto_output, in_caller, &p);
   return p;
 }
 
