@@ -908,11 +908,76 @@ class CEmitter final : public ElementKernels {
     return b;
   }
 
+  // A linear's constant weight W [N, K] as packed GEMM B panels (B[k, n] =
+  // W[n, k]; one copy per weight).
+  const std::string& PackedLinearWeight(const Value* b, const WeightData* wd, int64_t K, int64_t N) {
+    std::string& sym = packed_[b];
+    if (!sym.empty()) return sym;
+    std::vector<float> w(static_cast<size_t>(N * K)), packed(static_cast<size_t>(aot__sgemm_packed_b_floats(K, N)));
+    std::memcpy(w.data(), wd->bytes.data(), w.size() * 4);
+    aot__sgemm_pack_b(K, N, w.data(), 1, K, packed.data());
+    sym =
+        WeightBytes("%" + b->name() + " packed as GEMM B panels [" + std::to_string(K) + ", " + std::to_string(N) + "]",
+                    Bytes(packed));
+    return sym;
+  }
+
+  // Strides over y's rows and columns of ms's bias ("" and 0, 0 without one).
+  StatusOr<std::string> MatmulBias(const MatmulShape& ms, const Value* y, int64_t* bm, int64_t* bn) {
+    *bm = *bn = 0;
+    if (!ms.bias) return std::string();
+    const std::vector<int64_t> bs = BroadcastStrides(ms.bias->meta(), y->meta().sizes);
+    *bm = bs.size() >= 2 ? bs[bs.size() - 2] : 0;
+    *bn = bs.empty() ? 0 : bs.back();
+    return Ptr(ms.bias);
+  }
+
+  // Two linears in bands of rows (LinearBandsOf) at the second's step: the
+  // first's result (and its activation's) is never stored. The second's own
+  // epilogue (the matched in-place ops after it) runs in its store.
+  Status LinearBandsKernel(const LinearBands& lb) {
+    const LibraryGemm lg = LinearBandsGemm(lb, opts_);
+    AOT_ASSIGN_OR_RETURN(const MatmulShape m1, AnalyzeMatmul(lb.first));
+    AOT_ASSIGN_OR_RETURN(const MatmulShape m2, AnalyzeMatmul(lb.second));
+    const Value *h = lb.first->output(), *y = lb.second->output();
+    if (epilogue_.residual && epilogue_.residual->meta().strides != y->meta().strides) epilogue_ = EpilogueMatch();
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(m1.a));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    const std::string &w1 = PackedLinearWeight(m1.b, ConstF32(m1.b), lb.K1, lb.N1),
+                      &w2 = PackedLinearWeight(m2.b, ConstF32(m2.b), lb.N1, lb.N2);
+    int64_t b1m, b1n, b2m, b2n;
+    AOT_ASSIGN_OR_RETURN(std::string pb1, MatmulBias(m1, h, &b1m, &b1n));
+    AOT_ASSIGN_OR_RETURN(std::string pb2, MatmulBias(m2, y, &b2m, &b2n));
+    const int64_t x_m = m1.am.strides[m1.am.strides.size() - 2], y_m = m2.ym.strides[m2.ym.strides.size() - 2];
+    const EpilogueMatch act = lb.act ? MatchEpilogue(h, {lb.act}, kplan_.fused) : EpilogueMatch();
+    AOT_ASSIGN_OR_RETURN(std::string ep1, EpilogueDecl(act, "ep1", pb1, b1m, b1n, "0", 0, 0));
+    AOT_ASSIGN_OR_RETURN(std::string ep2, EpilogueDecl(epilogue_, "ep2", pb2, b2m, b2n, "0", y_m, 1));
+    AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(lb.second, lg));
+    const std::string args = std::to_string(lb.M) + ", " + std::to_string(lb.K1) + ", " + std::to_string(lb.N1) + ", " +
+                             std::to_string(lb.N2) + ", " + std::to_string(lb.band) + ", " + px + ", " +
+                             std::to_string(x_m) + ", (const float*)" + w1 + ", &ep1, (const float*)" + w2 + ", " + py +
+                             ", " + std::to_string(y_m) + ", &ep2, " + scratch;
+    loops_ << "  {\n    const " << ep1 << "\n    const " << ep2 << "\n";
+    if (lg.parts <= 1)
+      loops_ << "    aot__linear_band_range(" << args << ", 0, " << aot__linear_bands(lb.M, lb.band) << ");\n";
+    else
+      loops_ << "    aot__linear_band_mt(" << args << ", " << lg.slot_floats << ", " << lg.parts << ");\n";
+    loops_ << "  }\n";
+    kernel_comment_ += "; in bands, from " + NodeText(lb.first);
+    if (lb.act) kernel_comment_ += "; in its store: " + NodeText(lb.act);
+    ConsumeEpilogue();
+    return Status::Ok();
+  }
+
   // matmul family through aot__sgemm: linear's constant weight prepacked as
   // B at compile time, other operands packed at run time into scratch; bias
   // and the in-place epilogue in the store. false: use the generic GEMM.
   StatusOr<bool> MatmulLibrary(const Node* n, const MatmulShape& ms) {
-    const Value *a = ms.a, *b = ms.b, *bias = ms.bias, *y = n->output();
+    if (std::optional<LinearBands> lb = LinearBandsOf(g_, n, opts_)) {
+      AOT_RETURN_IF_ERROR(LinearBandsKernel(*lb));
+      return true;
+    }
+    const Value *a = ms.a, *b = ms.b, *y = n->output();
     const LibraryGemm lg = MatmulGemm(g_, ms, opts_);  // the planner's decision too
     if (!lg.library) return false;
     const size_t ra = ms.am.sizes.size(), rb = ms.bm.sizes.size(), ry = ms.ym.sizes.size();
@@ -924,26 +989,12 @@ class CEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::string pb, bdecl;
     if (wd) {
-      std::vector<float> w(static_cast<size_t>(N * K)), packed(static_cast<size_t>(aot__sgemm_packed_b_floats(K, N)));
-      std::memcpy(w.data(), wd->bytes.data(), w.size() * 4);
-      aot__sgemm_pack_b(K, N, w.data(), 1, K, packed.data());  // B[k, n] = W[n, k]
-      auto& sym = packed_[b];
-      if (sym.empty())
-        sym = WeightBytes(
-            "%" + b->name() + " packed as GEMM B panels [" + std::to_string(K) + ", " + std::to_string(N) + "]",
-            Bytes(packed));
-      bdecl = "const aot__operand B = {(const float*)" + sym + ", 0, 0, 1, 0};";
+      bdecl = "const aot__operand B = {(const float*)" + PackedLinearWeight(b, wd, K, N) + ", 0, 0, 1, 0};";
     } else {
       AOT_ASSIGN_OR_RETURN(pb, Ptr(b));
     }
-    std::string pbias;
-    int64_t bsm = 0, bsn = 0;
-    if (bias) {
-      AOT_ASSIGN_OR_RETURN(pbias, Ptr(bias));
-      std::vector<int64_t> bs = BroadcastStrides(bias->meta(), y->meta().sizes);
-      bsm = bs.size() >= 2 ? bs[bs.size() - 2] : 0;
-      bsn = bs.empty() ? 0 : bs.back();
-    }
+    int64_t bsm, bsn;
+    AOT_ASSIGN_OR_RETURN(std::string pbias, MatmulBias(ms, y, &bsm, &bsn));
     std::vector<std::string> vb;
     std::string ind = OpenLoops(ms.batch, "b", &vb);
     const std::string ao = LinearIndex(vb, ms.BatchStrides(ms.am)), bo = LinearIndex(vb, ms.BatchStrides(ms.bm)),

@@ -17,7 +17,8 @@ namespace atenaot {
 // buffer, so the planner skips them. Compute this first, then plan with it.
 // Elementwise fusion only (both backends); with options, also what the C
 // backend's kernels fold away with them (gated convolutions' products, the
-// results of convolutions run in bands with their reader: ConvBandsOf) and
+// results of convolutions run in bands with their reader: ConvBandsOf; of
+// linears run in bands with the linear reading them: LinearBandsOf) and
 // the results its kernels never write (embedding_bag's offset2bag, bag_size
 // and max_indices when nothing reads them).
 std::unordered_set<const Value*> FusedAwayValues(const Graph& g);

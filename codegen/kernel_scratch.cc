@@ -96,6 +96,49 @@ bool LibraryDepthwise(const Graph& g, const Node* n) {
   return ca.ok() && ws[1] == 1 && ws[0] == ca->groups && ca->groups == n->input(0)->meta().sizes[1];
 }
 
+// Whether c's readers are exactly `reader` (argument 0) and at most one
+// in-place activation of c that a GEMM store applies (*act, else nullptr),
+// whose result again only `reader` reads: one read of the value in all.
+bool ReadOnceAfterActivation(const Value* c, const Node* reader, const Node** act) {
+  *act = nullptr;
+  size_t reads = 0;
+  for (const Use& u : c->uses()) {
+    if (u.user == reader && u.arg == 0 && u.elem < 0) {
+      ++reads;
+      continue;
+    }
+    if (*act || !u.user || u.arg != 0 || u.user->op().kind != OpKind::kInplace) return false;
+    *act = u.user;
+  }
+  if (*act) {
+    const EpilogueMatch em = MatchEpilogue(c, {*act}, {});
+    if (em.nodes != 1 || em.residual || em.act == AOT_ACT_NONE) return false;
+    for (const Use& u : (*act)->output()->uses()) {
+      if (u.user != reader || u.arg != 0 || u.elem >= 0) return false;
+      ++reads;
+    }
+  }
+  return reads == 1;
+}
+
+// Whether a kernel moved from `from` to `to` (after `act`, which may be
+// nullptr) still reads the same x and bias: nothing in between writes them,
+// and act lies in between.
+bool UnwrittenUntil(const Node* from, const Node* to, const Node* act, const Value* x, const Value* bias) {
+  bool act_seen = !act;
+  const Node* n = from->next();
+  for (; n && n != to; n = n->next()) {
+    act_seen = act_seen || n == act;
+    if (n->op().Writes() && n != act)
+      for (int wa : n->op().written_args) {
+        const Value* t = n->input(wa);
+        if (t && (t->meta().storage == x->meta().storage || (bias && t->meta().storage == bias->meta().storage)))
+          return false;
+      }
+  }
+  return n == to && act_seen;
+}
+
 // The structural pattern of ConvBandsOf, options aside. After reinplacing,
 // the reader reads the convolution's result c after relu_(c) updated it (or
 // relu_'s own result): c's and the activation's readers are exactly the
@@ -122,24 +165,7 @@ std::optional<ConvBands> MatchConvBands(const Graph& g, const Node* reader) {
   if (!conv || ClassifyKernel(conv) != KernelKind::kConv2d || conv->outputs().size() != 1 || conv->output() != c)
     return std::nullopt;
   cb.conv = conv;
-  size_t reads = 0;
-  for (const Use& u : c->uses()) {
-    if (u.user == reader && u.arg == 0 && u.elem < 0) {
-      ++reads;
-      continue;
-    }
-    if (cb.act || !u.user || u.arg != 0 || u.user->op().kind != OpKind::kInplace) return std::nullopt;
-    cb.act = u.user;
-  }
-  if (cb.act) {
-    const EpilogueMatch em = MatchEpilogue(c, {cb.act}, {});
-    if (em.nodes != 1 || em.residual || em.act == AOT_ACT_NONE) return std::nullopt;
-    for (const Use& u : cb.act->output()->uses()) {
-      if (u.user != reader || u.arg != 0 || u.elem >= 0) return std::nullopt;
-      ++reads;
-    }
-  }
-  if (reads != 1) return std::nullopt;
+  if (!ReadOnceAfterActivation(c, reader, &cb.act)) return std::nullopt;
   const Value *x = conv->input(0), *bias = conv->input(2);
   auto ca = Conv2dArguments(conv);
   if (!ca.ok() || ca->groups != 1 || !LibraryConvOperands(g, conv) || x->meta().sizes.size() != 4) return std::nullopt;
@@ -148,18 +174,7 @@ std::optional<ConvBands> MatchConvBands(const Graph& g, const Node* reader) {
   if (Pointwise(conv->input(1)->meta().sizes, *ca) && ConvGateOf(g, conv)) return std::nullopt;
   // The convolution runs at the reader's step, after the activation: what
   // it reads must not change in between.
-  bool act_seen = !cb.act;
-  const Node* n = conv->next();
-  for (; n && n != reader; n = n->next()) {
-    act_seen = act_seen || n == cb.act;
-    if (n->op().Writes() && n != cb.act)
-      for (int wa : n->op().written_args) {
-        const Value* t = n->input(wa);
-        if (t && (t->meta().storage == x->meta().storage || (bias && t->meta().storage == bias->meta().storage)))
-          return std::nullopt;
-      }
-  }
-  return n == reader && act_seen ? std::optional<ConvBands>(cb) : std::nullopt;
+  return UnwrittenUntil(conv, reader, cb.act, x, bias) ? std::optional<ConvBands>(cb) : std::nullopt;
 }
 
 // A max pooling or convolution reading conv's result, directly or after an
@@ -180,7 +195,95 @@ const Node* BandReader(const Node* conv) {
   return nullptr;
 }
 
+// A linear the kernel library runs with its weight prepacked, on rows
+// folded from any batch dims, x's and y's rows with unit column stride.
+std::optional<MatmulShape> PrepackedLinear(const Graph& g, const Node* n, const CodegenOptions& o) {
+  if (!n || ClassifyKernel(n) != KernelKind::kMatmul || n->op().schema.name != "linear" || n->outputs().size() != 1)
+    return std::nullopt;
+  auto ms = AnalyzeMatmul(n);
+  if (!ms.ok() || !ms->batch.empty() || ms->a_vec || ms->b_vec || ms->am.strides.back() != 1 ||
+      ms->ym.strides.back() != 1 || ms->ym.strides[ms->ym.strides.size() - 2] != ms->N)
+    return std::nullopt;
+  const LibraryGemm lg = MatmulGemm(g, *ms, o);
+  if (!lg.library || !lg.b_packed) return std::nullopt;
+  return *ms;
+}
+
+// The structural pattern of LinearBandsOf (as MatchConvBands: after
+// reinplacing, the second reads h after act_(h) updated it, or act_'s result).
+std::optional<LinearBands> MatchLinearBands(const Graph& g, const Node* second, const CodegenOptions& o) {
+  const std::optional<MatmulShape> m2 = PrepackedLinear(g, second, o);
+  if (!m2) return std::nullopt;
+  LinearBands lb;
+  lb.second = second;
+  const Value* r = second->input(0);
+  const Node* p = r->producer();
+  const Value* h = p && p->op().kind == OpKind::kInplace ? p->input(0) : r;  // the first linear's result
+  const Node* first = h ? h->producer() : nullptr;
+  const std::optional<MatmulShape> m1 = PrepackedLinear(g, first, o);
+  if (!m1 || first->output() != h || m1->M != m2->M || m1->N != m2->K ||
+      m2->am.strides[m2->am.strides.size() - 2] != m1->N)
+    return std::nullopt;
+  lb.first = first;
+  if (!ReadOnceAfterActivation(h, second, &lb.act)) return std::nullopt;
+  lb.M = m1->M;
+  lb.K1 = m1->K;
+  lb.N1 = m1->N;
+  lb.N2 = m2->N;
+  lb.band = aot__linear_band_rows(lb.K1, lb.N1, lb.N2);
+  if (lb.M <= lb.band) return std::nullopt;  // one band: nothing saved
+  // The first runs at the second's step, after the activation: what it
+  // reads must not change in between.
+  return UnwrittenUntil(first, second, lb.act, first->input(0), m1->bias) ? std::optional<LinearBands>(lb)
+                                                                          : std::nullopt;
+}
+
+// The second linear of the LinearBands whose first is n, or nullptr.
+const Node* LinearBandsSecond(const Node* n) {
+  if (n->outputs().size() != 1) return nullptr;
+  auto linear = [](const Node* m) { return m && m->op().schema.name == "linear"; };
+  for (const Use& u : n->output()->uses()) {
+    if (!u.user) continue;
+    if (linear(u.user) && u.arg == 0) return u.user;
+    if (u.user->op().kind == OpKind::kInplace && u.user->outputs().size() == 1)
+      for (const Use& v : u.user->output()->uses())
+        if (linear(v.user) && v.arg == 0) return v.user;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+std::optional<LinearBands> LinearBandsOf(const Graph& g, const Node* second, const CodegenOptions& o) {
+  if (!o.kernel_library || o.float_accumulation) return std::nullopt;
+  return MatchLinearBands(g, second, o);
+}
+
+LibraryGemm LinearBandsGemm(const LinearBands& lb, const CodegenOptions& o) {
+  LibraryGemm lg;
+  lg.library = lg.banded = lg.b_packed = true;
+  lg.M = lb.M;
+  lg.N = lb.N2;
+  lg.K = lb.N1;
+  lg.slot_floats = aot__linear_band_scratch_floats(lb.M, lb.N1, lb.band);
+  // At most 2 slots, as for the convolution bands: each slot is a band's
+  // hidden rows, and more would give back what the bands save.
+  const int64_t bands = aot__linear_bands(lb.M, lb.band),
+                parts = std::min<int64_t>(MaxParts(o, lb.M * lb.N1 * (lb.K1 + lb.N2)), 2);
+  lg.parts = static_cast<int>(std::max<int64_t>(1, std::min(parts, bands)));
+  return lg;
+}
+
+std::unordered_set<const Value*> LinearBandsResults(const Graph& g, const CodegenOptions& o) {
+  std::unordered_set<const Value*> out;
+  for (const Node* n : g.nodes())
+    if (ClassifyKernel(n) == KernelKind::kMatmul)
+      if (std::optional<LinearBands> lb = LinearBandsOf(g, n, o)) {
+        out.insert(lb->first->output());
+        if (lb->act) out.insert(lb->act->output());
+      }
+  return out;
+}
 
 std::optional<ConvBands> ConvBandsOf(const Graph& g, const Node* reader, const CodegenOptions& o) {
   if (!o.kernel_library || o.float_accumulation) return std::nullopt;
@@ -357,6 +460,10 @@ int64_t NodeScratchBytes(const Graph& g, const Node* n, const CodegenOptions& o)
     return lg.banded ? 0 : lg.ScratchBytes();
   }
   if (kind != KernelKind::kMatmul) return 0;
+  // The bands' scratch is the second linear's; the first runs there.
+  if (std::optional<LinearBands> lb = LinearBandsOf(g, n, o)) return LinearBandsGemm(*lb, o).ScratchBytes();
+  if (const Node* second = LinearBandsSecond(n))
+    if (std::optional<LinearBands> lb = LinearBandsOf(g, second, o); lb && lb->first == n) return 0;
   auto ms = AnalyzeMatmul(n);
   return ms.ok() ? MatmulGemm(g, *ms, o).ScratchBytes() : 0;
 }

@@ -49,7 +49,7 @@ struct LibraryGemm {
   // conv2d whose result only a max pooling or a depthwise conv reads
   // (ConvBandsOf): the C backend runs both at the reader's step in bands
   // (aot__conv_band_range), `parts` slots of `slot_floats`, so the scratch
-  // belongs to the reader's node.
+  // belongs to the reader's node. Also the second linear of LinearBands.
   bool banded = false;
   int64_t ScratchBytes() const { return library ? (parts * slot_floats + gate_floats) * 4 : 0; }
 };
@@ -94,6 +94,29 @@ void ConvBandsGeometry(const ConvBands& cb, aot__conv_geom* conv, aot__conv_geom
 // The values the C backend fuses away with them: each ConvBands'
 // convolution result and activation result.
 std::unordered_set<const Value*> ConvBandsResults(const Graph& g, const CodegenOptions& o);
+
+// A linear whose result only a second linear reads, with at most one
+// in-place activation between them: a transformer's or ConvNeXt's MLP
+// (linear, gelu_ or relu_, linear). The C backend computes both at the
+// second's step in bands of rows (aot__linear_band_range: each band's hidden
+// rows in scratch), so the hidden result, and the activation's, are fused
+// away. Both weights constant (prepacked), rows of x and of the results
+// contiguous, no batch dims left after folding them into rows, and more rows
+// than one band (else nothing is saved). Nothing may write x or the first
+// bias between the two.
+struct LinearBands {
+  const Node* first = nullptr;
+  const Node* act = nullptr;  // the in-place activation, or nullptr
+  const Node* second = nullptr;
+  int64_t M = 0, K1 = 0, N1 = 0, N2 = 0, band = 0;  // rows, x's width, hidden, out; rows per band
+};
+// For the second linear (else nullopt), with these options.
+std::optional<LinearBands> LinearBandsOf(const Graph& g, const Node* second, const CodegenOptions& o);
+// Its GEMM plan: the band slots (parts of slot_floats) at the second's step.
+LibraryGemm LinearBandsGemm(const LinearBands& lb, const CodegenOptions& o);
+// The values the C backend fuses away with them: each first linear's result
+// and its activation's.
+std::unordered_set<const Value*> LinearBandsResults(const Graph& g, const CodegenOptions& o);
 
 // The C options that decide it: kernel_library && !float_accumulation, and
 // threads ? gemm_threads : 1 slots.

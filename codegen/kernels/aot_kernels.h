@@ -292,6 +292,20 @@ AOT_KAPI void aot__conv_band_range(const aot__conv_geom* cg, const aot__conv_geo
                                    const float* a, const float* x, const aot__epilogue* ep, const float* w2,
                                    const aot__epilogue* ep2, float* y, float* scratch, int64_t b0, int64_t b1);
 
+/* y = ep2(ep1(x W1^T) W2^T) for M rows (aot_linear_bands.c): two linears,
+ * the second reading only the first's result, in bands of `band` rows
+ * (aot__linear_band_rows(K1, N1, N2); aot__linear_bands of them, the last taking the
+ * remainder). x: M x K1 with row stride x_m; w1, w2: the weights prepacked as
+ * GEMM B (K1 x N1, N1 x N2); y: M x N2 with row stride y_m. Bands [b0, b1),
+ * each caller with its own scratch of aot__linear_band_scratch_floats (the
+ * band's hidden rows). Bitwise the two GEMMs unbanded, for any split. */
+AOT_KAPI int64_t aot__linear_band_rows(int64_t K1, int64_t N1, int64_t N2);
+AOT_KAPI int64_t aot__linear_bands(int64_t M, int64_t band);
+AOT_KAPI int64_t aot__linear_band_scratch_floats(int64_t M, int64_t N1, int64_t band);
+AOT_KAPI void aot__linear_band_range(int64_t M, int64_t K1, int64_t N1, int64_t N2, int64_t band, const float* x,
+                                     int64_t x_m, const float* w1, const aot__epilogue* ep1, const float* w2, float* y,
+                                     int64_t y_m, const aot__epilogue* ep2, float* scratch, int64_t b0, int64_t b1);
+
 /* One contiguous float row of n (aot_norm.c): y = softmax(x), or
  * log_softmax(x) with log_form set; y may be x. */
 AOT_KAPI void aot__softmax_row(const float* x, float* y, int64_t n, int log_form);

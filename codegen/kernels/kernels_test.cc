@@ -964,6 +964,59 @@ TEST(ConvBands, ConvolutionThenDepthwiseIsBitwiseTheTwoKernels) {
   EXPECT_EQ(multi, 5);  // all but the 7 x 7 map take more than one band
 }
 
+// Two linears in bands of rows (a transformer's or ConvNeXt's MLP) are
+// bitwise the two GEMMs unbanded, for every split of the bands between two
+// callers: the first's bias and activation, the second's bias and residual
+// in the stores, NaN included; bands of AOT_GEMM_MR or more rows each.
+TEST(LinearBands, BitwiseTheTwoGemms) {
+  REQUIRE_ISA();
+  struct C {
+    int64_t M, K1, N1, N2;
+    int act;
+    bool residual;
+  };
+  const C cases[] = {{200, 64, 1024, 48, AOT_ACT_GELU_TANH, true},
+                     {1000, 96, 384, 96, AOT_ACT_GELU, false},
+                     {77, 32, 2048, 16, AOT_ACT_RELU, true}};
+  int multi = 0;
+  for (const C& t : cases) {
+    std::vector<float> x = Random(static_cast<size_t>(t.M * t.K1), 71);
+    x[x.size() / 3] = NAN;
+    const std::vector<float> w1 = Random(static_cast<size_t>(t.N1 * t.K1), 72),
+                             b1 = Random(static_cast<size_t>(t.N1), 73),
+                             w2 = Random(static_cast<size_t>(t.N2 * t.N1), 74),
+                             b2 = Random(static_cast<size_t>(t.N2), 75),
+                             res = Random(static_cast<size_t>(t.M * t.N2), 76);
+    std::vector<float> p1(static_cast<size_t>(aot__sgemm_packed_b_floats(t.K1, t.N1))),
+        p2(static_cast<size_t>(aot__sgemm_packed_b_floats(t.N1, t.N2)));
+    aot__sgemm_pack_b(t.K1, t.N1, w1.data(), 1, t.K1, p1.data());  // B[k, n] = W[n, k]
+    aot__sgemm_pack_b(t.N1, t.N2, w2.data(), 1, t.N1, p2.data());
+    const aot__epilogue ep1 = {b1.data(), 0, 1, nullptr, 0, 0, t.act, 0.f, 0.f},
+                        ep2 = {b2.data(), 0, 1, t.residual ? res.data() : nullptr, t.N2, 1, AOT_ACT_NONE, 0.f, 0.f};
+    const aot__operand X = {x.data(), t.K1, 1, 0, nullptr}, B1 = {p1.data(), 0, 0, 1, nullptr},
+                       B2 = {p2.data(), 0, 0, 1, nullptr};
+    std::vector<float> hidden(static_cast<size_t>(t.M * t.N1)), want(static_cast<size_t>(t.M * t.N2));
+    const aot__operand H = {hidden.data(), t.N1, 1, 0, nullptr};
+    aot__sgemm(t.M, t.N1, t.K1, &X, &B1, hidden.data(), t.N1, 1, &ep1, nullptr);
+    aot__sgemm(t.M, t.N2, t.N1, &H, &B2, want.data(), t.N2, 1, &ep2, nullptr);
+    const int64_t band = aot__linear_band_rows(t.K1, t.N1, t.N2), bands = aot__linear_bands(t.M, band);
+    std::vector<float> scratch(static_cast<size_t>(aot__linear_band_scratch_floats(t.M, t.N1, band)) + 16);
+    for (int64_t split = 0; split < bands; ++split) {
+      std::vector<float> got(want.size(), 7.f);
+      auto run = [&](int64_t b0, int64_t bn) {
+        aot__linear_band_range(t.M, t.K1, t.N1, t.N2, band, x.data(), t.K1, p1.data(), &ep1, p2.data(), got.data(),
+                               t.N2, &ep2, Aligned64(scratch), b0, bn);
+      };
+      run(0, split ? split : bands);
+      if (split) run(split, bands);
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4))
+          << "M=" << t.M << " N1=" << t.N1 << " split at band " << split;
+    }
+    multi += bands > 1;
+  }
+  EXPECT_EQ(multi, 2);  // 3 bands of 64 rows (the last 72), 5 of 168 (the last 328); 77 rows stay one band
+}
+
 // Softmax and log_softmax rows against float64: within a few float ulps of
 // each result (the exp is 1 ulp, the sum in double); masked (-inf) entries
 // give exactly 0 (softmax) and -inf (log_softmax); in place gives the same bits.

@@ -80,3 +80,26 @@ AOT_UNUSED static void aot__conv_band_mt(const aot__conv_geom* cg, const aot__co
                           x,  w2, ep,     ep2, y, scratch};
   aot__parallel_for(parts, 1, 1, aot__conv_band_part, &j);
 }
+
+/* ---- two linears in bands of rows (aot__linear_band_range), split over
+ * the pool as the convolution bands are. ---- */
+typedef struct aot__linear_band_job {
+  int64_t M, K1, N1, N2, band, x_m, y_m, slot, bands, parts;
+  const float *x, *w1, *w2;
+  const aot__epilogue *ep1, *ep2;
+  float *y, *scratch;
+} aot__linear_band_job;
+static void aot__linear_band_part(void* ctx, int64_t lo, int64_t hi) {
+  const aot__linear_band_job* j = (const aot__linear_band_job*)ctx;
+  for (int64_t k = lo; k < hi; ++k)
+    aot__linear_band_range(j->M, j->K1, j->N1, j->N2, j->band, j->x, j->x_m, j->w1, j->ep1, j->w2, j->y, j->y_m, j->ep2,
+                           j->scratch + k * j->slot, k * j->bands / j->parts, (k + 1) * j->bands / j->parts);
+}
+AOT_UNUSED static void aot__linear_band_mt(int64_t M, int64_t K1, int64_t N1, int64_t N2, int64_t band, const float* x,
+                                           int64_t x_m, const float* w1, const aot__epilogue* ep1, const float* w2,
+                                           float* y, int64_t y_m, const aot__epilogue* ep2, float* scratch,
+                                           int64_t slot, int parts) {
+  aot__linear_band_job j = {M,     K1, N1, N2, band, x_m, y_m, slot,   aot__linear_bands(M, band),
+                            parts, x,  w1, w2, ep1,  ep2, y,   scratch};
+  aot__parallel_for(parts, 1, 1, aot__linear_band_part, &j);
+}
