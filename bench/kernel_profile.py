@@ -165,7 +165,9 @@ def main():
         print("\n%d thread(s): whole run %.1f us; per-kernel minima sum to %.1f us" % (threads, whole, total))
         print("| us | share | kernels | what |\n|---:|---:|---:|---|")
         for key, (t, n) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:a.top]:
-            print("| %.1f | %.1f%% | %d | %s |" % (t, 100 * t / total, n, key))
+            # A model whose kernels all round to 0 us (a tiny one on a fast CPU) has no shares.
+            share = "%.1f%%" % (100 * t / total) if total > 0 else "-"
+            print("| %.1f | %s | %d | %s |" % (t, share, n, key))
         if a.kernels:
             print("\n| us | kernel | what |\n|---:|---|---|")
             for t, i in sorted(per, reverse=True)[:a.top]:
