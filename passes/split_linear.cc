@@ -95,7 +95,8 @@ int SplitLinearPieces(Graph& g, const OpTable& ops) {
       ok = ReaderPieces(u.user, y, &pieces);
     }
     // Pieces nothing reads get no linear; overlapping ones would compute
-    // columns twice, so only disjoint cover is split.
+    // their shared columns twice, so the pieces read may add up to at most
+    // the result's columns.
     int64_t used = 0;
     for (const Piece& p : pieces) used += p.value->uses().empty() ? 0 : p.len;
     if (!ok || used > y->meta().sizes.back()) continue;
