@@ -1,6 +1,7 @@
 #include "codegen/kernel_scratch.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "codegen/elementwise.h"
 #include "codegen/epilogue.h"
@@ -96,6 +97,28 @@ bool LibraryDepthwise(const Graph& g, const Node* n) {
   return ca.ok() && ws[1] == 1 && ws[0] == ca->groups && ca->groups == n->input(0)->meta().sizes[1];
 }
 
+// The value an in-place activation updated, where r is its result (or r):
+// after reinplacing, a band's reader reads the producer's result c after
+// act_(c) updated it, or act_'s own result.
+const Value* BeforeInPlace(const Value* r) {
+  const Node* p = r ? r->producer() : nullptr;
+  return p && p->op().kind == OpKind::kInplace ? p->input(0) : r;
+}
+
+// A node reading n's result (`use` says which uses count), directly or
+// through one in-place node; the matchers decide the rest.
+const Node* ReaderThroughInPlace(const Node* n, const std::function<bool(const Use&)>& use) {
+  if (n->outputs().size() != 1) return nullptr;
+  for (const Use& u : n->output()->uses()) {
+    if (!u.user) continue;
+    if (use(u)) return u.user;
+    if (u.user->op().kind == OpKind::kInplace && u.user->outputs().size() == 1)
+      for (const Use& v : u.user->output()->uses())
+        if (v.user && use(v)) return v.user;
+  }
+  return nullptr;
+}
+
 // Whether c's readers are exactly `reader` (argument 0) and at most one
 // in-place activation of c that a GEMM store applies (*act, else nullptr),
 // whose result again only `reader` reads: one read of the value in all.
@@ -159,8 +182,7 @@ std::optional<ConvBands> MatchConvBands(const Graph& g, const Node* reader) {
         !r->meta().IsContiguous() || !y->meta().IsContiguous())
       return std::nullopt;
   }
-  const Node* p = r->producer();
-  const Value* c = p && p->op().kind == OpKind::kInplace ? p->input(0) : r;  // the convolution's result
+  const Value* c = BeforeInPlace(r);  // the convolution's result
   const Node* conv = c ? c->producer() : nullptr;
   if (!conv || ClassifyKernel(conv) != KernelKind::kConv2d || conv->outputs().size() != 1 || conv->output() != c)
     return std::nullopt;
@@ -177,22 +199,13 @@ std::optional<ConvBands> MatchConvBands(const Graph& g, const Node* reader) {
   return UnwrittenUntil(conv, reader, cb.act, x, bias) ? std::optional<ConvBands>(cb) : std::nullopt;
 }
 
-// A max pooling or convolution reading conv's result, directly or after an
-// in-place node (MatchConvBands decides the rest).
+// A max pooling or convolution reading conv's result (MatchConvBands
+// decides the rest).
 const Node* BandReader(const Node* conv) {
-  if (conv->outputs().size() != 1) return nullptr;
-  auto reads = [](const Node* n) {
-    const KernelKind k = ClassifyKernel(n);
+  return ReaderThroughInPlace(conv, [](const Use& u) {
+    const KernelKind k = ClassifyKernel(u.user);
     return k == KernelKind::kPool2d || k == KernelKind::kConv2d;
-  };
-  for (const Use& u : conv->output()->uses()) {
-    if (!u.user) continue;
-    if (reads(u.user)) return u.user;
-    if (u.user->op().kind == OpKind::kInplace && u.user->outputs().size() == 1)
-      for (const Use& v : u.user->output()->uses())
-        if (v.user && reads(v.user)) return v.user;
-  }
-  return nullptr;
+  });
 }
 
 // A linear the kernel library runs with its weight prepacked, on rows
@@ -216,9 +229,7 @@ std::optional<LinearBands> MatchLinearBands(const Graph& g, const Node* second, 
   if (!m2) return std::nullopt;
   LinearBands lb;
   lb.second = second;
-  const Value* r = second->input(0);
-  const Node* p = r->producer();
-  const Value* h = p && p->op().kind == OpKind::kInplace ? p->input(0) : r;  // the first linear's result
+  const Value* h = BeforeInPlace(second->input(0));  // the first linear's result
   const Node* first = h ? h->producer() : nullptr;
   const std::optional<MatmulShape> m1 = PrepackedLinear(g, first, o);
   if (!m1 || first->output() != h || m1->M != m2->M || m1->N != m2->K ||
@@ -238,18 +249,10 @@ std::optional<LinearBands> MatchLinearBands(const Graph& g, const Node* second, 
                                                                           : std::nullopt;
 }
 
-// The second linear of the LinearBands whose first is n, or nullptr.
+// A linear reading n's result as its input (MatchLinearBands decides whether
+// it is the second of n's LinearBands).
 const Node* LinearBandsSecond(const Node* n) {
-  if (n->outputs().size() != 1) return nullptr;
-  auto linear = [](const Node* m) { return m && m->op().schema.name == "linear"; };
-  for (const Use& u : n->output()->uses()) {
-    if (!u.user) continue;
-    if (linear(u.user) && u.arg == 0) return u.user;
-    if (u.user->op().kind == OpKind::kInplace && u.user->outputs().size() == 1)
-      for (const Use& v : u.user->output()->uses())
-        if (linear(v.user) && v.arg == 0) return v.user;
-  }
-  return nullptr;
+  return ReaderThroughInPlace(n, [](const Use& u) { return u.arg == 0 && u.user->op().schema.name == "linear"; });
 }
 
 }  // namespace
