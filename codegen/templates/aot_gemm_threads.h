@@ -31,75 +31,86 @@ AOT_UNUSED static void aot__sgemm_mt(int64_t M, int64_t N, int64_t K, const aot_
   aot__parallel_for(units, 1, j.grain, aot__sgemm_part, &j);
 }
 
-/* ---- Winograd convolution split over the pool: `parts` units, unit k
- * the blocks of tile rows [k B / parts, (k + 1) B / parts) in scratch slot k
- * (whichever thread runs it; any split gives the same bits). ---- */
-typedef struct aot__wino_job {
+/* ---- kernels split into `parts` units over slots of scratch: unit k runs
+ * the kernel's range function on blocks [k B / parts, (k + 1) B / parts) in
+ * scratch slot k (whichever thread runs it; any split gives the same bits):
+ * Winograd's blocks of tile rows, the convolution bands, the linear bands.
+ * Each kernel passes its arguments and an adapter that calls its range. ---- */
+typedef void (*aot__slot_range_fn)(const void* args, float* slot, int64_t b0, int64_t b1);
+typedef struct aot__slot_job {
+  aot__slot_range_fn range;
+  const void* args;
+  float* scratch;
+  int64_t slot, blocks, parts;
+} aot__slot_job;
+static void aot__slot_part(void* ctx, int64_t lo, int64_t hi) {
+  const aot__slot_job* j = (const aot__slot_job*)ctx;
+  for (int64_t k = lo; k < hi; ++k)
+    j->range(j->args, j->scratch + k * j->slot, k * j->blocks / j->parts, (k + 1) * j->blocks / j->parts);
+}
+static void aot__slot_split(aot__slot_range_fn range, const void* args, float* scratch, int64_t slot, int64_t blocks,
+                            int parts) {
+  aot__slot_job j = {range, args, scratch, slot, blocks, parts};
+  aot__parallel_for(parts, 1, 1, aot__slot_part, &j);
+}
+
+/* ---- Winograd convolution (aot__conv2d_wino_range) ---- */
+typedef struct aot__wino_args {
   int m;
   const aot__conv_geom* g;
-  int64_t M, slot, blocks, parts;
+  int64_t M;
   const float *x, *u;
   float* y;
   const aot__epilogue* ep;
-  float* scratch;
-} aot__wino_job;
-static void aot__wino_part(void* ctx, int64_t lo, int64_t hi) {
-  const aot__wino_job* j = (const aot__wino_job*)ctx;
-  for (int64_t k = lo; k < hi; ++k)
-    aot__conv2d_wino_range(j->m, j->g, j->M, j->x, j->u, j->y, j->ep, j->scratch + k * j->slot,
-                           k * j->blocks / j->parts, (k + 1) * j->blocks / j->parts);
+} aot__wino_args;
+static void aot__wino_slots(const void* args, float* slot, int64_t b0, int64_t b1) {
+  const aot__wino_args* a = (const aot__wino_args*)args;
+  aot__conv2d_wino_range(a->m, a->g, a->M, a->x, a->u, a->y, a->ep, slot, b0, b1);
 }
 AOT_UNUSED static void aot__wino_mt(int m, const aot__conv_geom* g, int64_t M, const float* x, const float* u, float* y,
                                     const aot__epilogue* ep, float* scratch, int64_t slot, int parts) {
-  aot__wino_job j = {m, g, M, slot, aot__wino_blocks(m, g, M), parts, x, u, y, ep, scratch};
-  aot__parallel_for(parts, 1, 1, aot__wino_part, &j);
+  const aot__wino_args a = {m, g, M, x, u, y, ep};
+  aot__slot_split(aot__wino_slots, &a, scratch, slot, aot__wino_blocks(m, g, M), parts);
 }
 
 /* ---- a convolution and the windowed kernel reading it, in bands
- * (aot__conv_band_range), split over the pool as Winograd is: unit k the
- * bands [k B / parts, (k + 1) B / parts) in scratch slot k. ---- */
-typedef struct aot__conv_band_job {
+ * (aot__conv_band_range) ---- */
+typedef struct aot__conv_band_args {
   const aot__conv_geom *cg, *qg;
   int reader;
-  int64_t M, K, slot, bands, parts;
+  int64_t M, K;
   const float *a, *x, *w2;
   const aot__epilogue *ep, *ep2;
-  float *y, *scratch;
-} aot__conv_band_job;
-static void aot__conv_band_part(void* ctx, int64_t lo, int64_t hi) {
-  const aot__conv_band_job* j = (const aot__conv_band_job*)ctx;
-  for (int64_t k = lo; k < hi; ++k)
-    aot__conv_band_range(j->cg, j->qg, j->reader, j->M, j->K, j->a, j->x, j->ep, j->w2, j->ep2, j->y,
-                         j->scratch + k * j->slot, k * j->bands / j->parts, (k + 1) * j->bands / j->parts);
+  float* y;
+} aot__conv_band_args;
+static void aot__conv_band_slots(const void* args, float* slot, int64_t b0, int64_t b1) {
+  const aot__conv_band_args* a = (const aot__conv_band_args*)args;
+  aot__conv_band_range(a->cg, a->qg, a->reader, a->M, a->K, a->a, a->x, a->ep, a->w2, a->ep2, a->y, slot, b0, b1);
 }
 AOT_UNUSED static void aot__conv_band_mt(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader, int64_t M,
                                          int64_t K, const float* a, const float* x, const aot__epilogue* ep,
                                          const float* w2, const aot__epilogue* ep2, float* y, float* scratch,
                                          int64_t slot, int parts) {
-  aot__conv_band_job j = {cg, qg, reader, M,   K, slot,   aot__conv_bands(cg, qg, reader, M), parts, a,
-                          x,  w2, ep,     ep2, y, scratch};
-  aot__parallel_for(parts, 1, 1, aot__conv_band_part, &j);
+  const aot__conv_band_args args = {cg, qg, reader, M, K, a, x, w2, ep, ep2, y};
+  aot__slot_split(aot__conv_band_slots, &args, scratch, slot, aot__conv_bands(cg, qg, reader, M), parts);
 }
 
-/* ---- two linears in bands of rows (aot__linear_band_range), split over
- * the pool as the convolution bands are. ---- */
-typedef struct aot__linear_band_job {
-  int64_t M, K1, N1, N2, band, x_m, y_m, slot, bands, parts;
+/* ---- two linears in bands of rows (aot__linear_band_range) ---- */
+typedef struct aot__linear_band_args {
+  int64_t M, K1, N1, N2, band, x_m, y_m;
   const float *x, *w1, *w2;
   const aot__epilogue *ep1, *ep2;
-  float *y, *scratch;
-} aot__linear_band_job;
-static void aot__linear_band_part(void* ctx, int64_t lo, int64_t hi) {
-  const aot__linear_band_job* j = (const aot__linear_band_job*)ctx;
-  for (int64_t k = lo; k < hi; ++k)
-    aot__linear_band_range(j->M, j->K1, j->N1, j->N2, j->band, j->x, j->x_m, j->w1, j->ep1, j->w2, j->y, j->y_m, j->ep2,
-                           j->scratch + k * j->slot, k * j->bands / j->parts, (k + 1) * j->bands / j->parts);
+  float* y;
+} aot__linear_band_args;
+static void aot__linear_band_slots(const void* args, float* slot, int64_t b0, int64_t b1) {
+  const aot__linear_band_args* a = (const aot__linear_band_args*)args;
+  aot__linear_band_range(a->M, a->K1, a->N1, a->N2, a->band, a->x, a->x_m, a->w1, a->ep1, a->w2, a->y, a->y_m, a->ep2,
+                         slot, b0, b1);
 }
 AOT_UNUSED static void aot__linear_band_mt(int64_t M, int64_t K1, int64_t N1, int64_t N2, int64_t band, const float* x,
                                            int64_t x_m, const float* w1, const aot__epilogue* ep1, const float* w2,
                                            float* y, int64_t y_m, const aot__epilogue* ep2, float* scratch,
                                            int64_t slot, int parts) {
-  aot__linear_band_job j = {M,     K1, N1, N2, band, x_m, y_m, slot,   aot__linear_bands(M, band),
-                            parts, x,  w1, w2, ep1,  ep2, y,   scratch};
-  aot__parallel_for(parts, 1, 1, aot__linear_band_part, &j);
+  const aot__linear_band_args a = {M, K1, N1, N2, band, x_m, y_m, x, w1, w2, ep1, ep2, y};
+  aot__slot_split(aot__linear_band_slots, &a, scratch, slot, aot__linear_bands(M, band), parts);
 }
