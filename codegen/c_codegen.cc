@@ -1082,16 +1082,16 @@ class CEmitter final : public ElementKernels {
     }
     AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(cb.reader, lg));
     body_ << "  static const aot__conv_geom cgeom = " << GeomText(cg) << ", qgeom = " << GeomText(qg) << ";\n";
-    const std::string args = std::string("&cgeom, &qgeom, ") +
-                             (cb.depthwise ? "AOT_BAND_DEPTHWISE" : "AOT_BAND_MAX_POOL") + ", " + std::to_string(lg.M) +
-                             ", " + std::to_string(lg.K) + ", (const float*)" + sym + ", " + px + " + nb * " +
-                             std::to_string(x->meta().strides[0]) + ", &ep, " + pw2 + ", " + ep2 + ", " + py +
-                             " + nb * " + std::to_string(y->meta().strides[0]) + ", " + scratch;
+    const std::string args =
+        std::string("&cgeom, &qgeom, ") + (cb.depthwise ? "AOT_BAND_DEPTHWISE" : "AOT_BAND_MAX_POOL") + ", " +
+        std::to_string(lg.M) + ", " + std::to_string(lg.K) + ", " + std::to_string(lg.band_chunks) +
+        ", (const float*)" + sym + ", " + px + " + nb * " + std::to_string(x->meta().strides[0]) + ", &ep, " + pw2 +
+        ", " + ep2 + ", " + py + " + nb * " + std::to_string(y->meta().strides[0]) + ", " + scratch;
     loops_ << "  for (int64_t nb = 0; nb < " << x->meta().sizes[0] << "; ++nb) {\n    const " << ep << "\n";
     if (cb.depthwise) loops_ << "    const " << ep2_decl << "\n";
     if (lg.parts <= 1)
-      loops_ << "    aot__conv_band_range(" << args << ", 0, " << aot__conv_bands(&cg, &qg, cb.Reader(), lg.M)
-             << ");\n  }\n";
+      loops_ << "    aot__conv_band_range(" << args << ", 0, "
+             << lg.band_chunks * aot__conv_bands(&cg, &qg, cb.Reader(), lg.M) << ");\n  }\n";
     else
       loops_ << "    aot__conv_band_mt(" << args << ", " << lg.slot_floats << ", " << lg.parts << ");\n  }\n";
     kernel_comment_ += "; in bands, from " + NodeText(conv);

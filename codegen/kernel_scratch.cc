@@ -410,10 +410,13 @@ LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
       aot__conv_geom cg, qg;
       ConvBandsGeometry(*cb, &cg, &qg);
       lg.banded = lg.a_packed = true;
-      lg.slot_floats = (aot__conv_band_scratch_floats(&cg, &qg, cb->Reader(), lg.M, lg.K) + 15) / 16 * 16;
       // At most 2 slots, as for Winograd: each is a band and a GEMM block.
       const int64_t parts = std::min<int64_t>(MaxParts(o, lg.M * lg.N * lg.K), 2);
-      lg.parts = static_cast<int>(std::max<int64_t>(1, std::min(parts, aot__conv_bands(&cg, &qg, cb->Reader(), lg.M))));
+      lg.band_chunks = aot__conv_band_chunks(&cg, &qg, cb->Reader(), lg.M, parts);
+      lg.slot_floats =
+          (aot__conv_band_scratch_floats(&cg, &qg, cb->Reader(), lg.M, lg.K, lg.band_chunks) + 15) / 16 * 16;
+      const int64_t units = lg.band_chunks * aot__conv_bands(&cg, &qg, cb->Reader(), lg.M);
+      lg.parts = static_cast<int>(std::max<int64_t>(1, std::min(parts, units)));
       return lg;
     }
   }

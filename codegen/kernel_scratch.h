@@ -50,7 +50,10 @@ struct LibraryGemm {
   // (ConvBandsOf): the C backend runs both at the reader's step in bands
   // (aot__conv_band_range), `parts` slots of `slot_floats`, so the scratch
   // belongs to the reader's node. Also the second linear of LinearBands.
+  // Where its bands are fewer than the parts, channel chunks add units
+  // (aot__conv_band_chunks).
   bool banded = false;
+  int64_t band_chunks = 1;
   int64_t ScratchBytes() const { return library ? (parts * slot_floats + gate_floats) * 4 : 0; }
 };
 

@@ -153,6 +153,35 @@ TEST(ThreadsBitwise, DepthwiseSplitByChannels) {
   EXPECT_EQ(CompareTensorLists(expected, r.outputs, "output"), "");
 }
 
+// An expansion and the depthwise convolution reading it (MobileNet's
+// inverted bottleneck) on a map 14 wide: one band, so the pair splits by
+// channel chunks of whole 8-row tiles instead (44 channels: 16 and 28),
+// likewise a convolution and the max pooling reading it; against eager.
+TEST(ThreadsBitwise, OneBandPairsSplitByChannelChunks) {
+  at::manual_seed(8);
+  const at::Tensor we = at::randn({44, 16, 1, 1}) * 0.3, be = at::randn({44}), wd = at::randn({44, 1, 3, 3}) * 0.3,
+                   bd = at::randn({44}), wc = at::randn({40, 16, 3, 3}) * 0.1;
+  CppProgram fn = [we, be, wd, bd, wc](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> {
+    const at::Tensor e = at::clamp(at::conv2d(in[0], we, be), 0, 6);
+    const at::Tensor d = at::clamp(at::conv2d(e, wd, bd, {1, 1}, {1, 1}, {1, 1}, 44), 0, 6);
+    const at::Tensor c = at::relu(at::conv2d(in[0], wc, {}, {1, 1}, {1, 1}));
+    return {d, at::max_pool2d(c, {3, 3}, {2, 2}, {1, 1})};
+  };
+  std::vector<at::Tensor> inputs = {at::randn({2, 16, 14, 14})};
+  auto g = TraceCpp(fn, inputs, LiveOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const std::vector<at::Tensor> expected = fn(inputs);
+  CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_band_chunks", "-Wall -Wextra -Werror",
+                                false, {1, 2, 3});
+  ASSERT_EQ(r.error, "");
+  EXPECT_NE(r.source.find("aot__conv_band_mt(&cgeom, &qgeom, AOT_BAND_DEPTHWISE, 44, 16, 2,"), std::string::npos)
+      << "the expansion and depthwise pair did not split into two channel chunks";
+  EXPECT_NE(r.source.find("aot__conv_band_mt(&cgeom, &qgeom, AOT_BAND_MAX_POOL, 40, 144, 2,"), std::string::npos)
+      << "the convolution and pooling pair did not split into two channel chunks";
+  ExpectRunsBitwiseEqual(r);
+  EXPECT_EQ(CompareTensorLists(expected, r.outputs, "output"), "");
+}
+
 // Without threads (`compile --embedded`, or threads off) the source has no
 // thread code, and each GEMM plans one scratch slot.
 TEST(ThreadsBitwise, NoThreadCodeWithoutThreads) {

@@ -221,7 +221,7 @@ void AotConvPool(benchmark::State& s) {
   aot__epilogue ep = {};
   ep.act = AOT_ACT_RELU;
   const int64_t bands = aot__conv_bands(&cg, &pg, AOT_BAND_MAX_POOL, M);
-  const int64_t slot = units ? aot__conv_band_scratch_floats(&cg, &pg, AOT_BAND_MAX_POOL, M, K) : 0;
+  const int64_t slot = units ? aot__conv_band_scratch_floats(&cg, &pg, AOT_BAND_MAX_POOL, M, K, 1) : 0;
   std::vector<float> conv(units ? 0 : static_cast<size_t>(M * N)),
       scratch(static_cast<size_t>(units ? units * slot : aot__sgemm_scratch_floats(M, N, K, AOT_GEMM_PACK_B)));
   for (auto _ : s) {
@@ -230,7 +230,7 @@ void AotConvPool(benchmark::State& s) {
       aot__max_pool2d_range(&pg, conv.data(), y.data(), 0, M);
     } else {
       for (int64_t u = 0; u < units; ++u)
-        aot__conv_band_range(&cg, &pg, AOT_BAND_MAX_POOL, M, K, pw.data(), x.data(), &ep, nullptr, nullptr, y.data(),
+        aot__conv_band_range(&cg, &pg, AOT_BAND_MAX_POOL, M, K, 1, pw.data(), x.data(), &ep, nullptr, nullptr, y.data(),
                              scratch.data() + u * slot, u * bands / units, (u + 1) * bands / units);
     }
     benchmark::DoNotOptimize(y.data());

@@ -74,23 +74,74 @@ AOT_KAPI int64_t aot__conv_bands(const aot__conv_geom* cg, const aot__conv_geom*
   return aot__band_plan_of(cg, qg, reader, M).bands;
 }
 
+/* Channel chunks, so that `parts` threads each get a unit where the bands
+ * alone do not go round (maps up to 32 wide are one band: 13 of
+ * MobileNetV2's 17 pairs, which then ran on one thread of two). Each chunk
+ * has at least AOT_GEMM_MR channels, so its GEMM sums as the whole one. */
+AOT_KAPI int64_t aot__conv_band_chunks(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader, int64_t M,
+                                       int64_t parts) {
+  const int64_t bands = aot__band_plan_of(cg, qg, reader, M).bands;
+  int64_t chunks = bands >= parts ? 1 : (parts + bands - 1) / bands;
+  if (chunks > M / AOT_GEMM_MR) chunks = M / AOT_GEMM_MR;
+  return chunks < 1 ? 1 : chunks;
+}
+
+/* Chunk k's channels [c0, c1): c0 a multiple of AOT_GEMM_MR (a tile row of
+ * the packed weights), the last chunk taking the rest. */
+static void aot__band_chunk(int64_t M, int64_t chunks, int64_t k, int64_t* c0, int64_t* c1) {
+  const int64_t tiles = M / AOT_GEMM_MR;
+  *c0 = chunks == 1 ? 0 : k * tiles / chunks * AOT_GEMM_MR;
+  *c1 = k + 1 == chunks ? M : (k + 1) * tiles / chunks * AOT_GEMM_MR;
+}
+
+/* A chunk's band holds its own channels only (band_floats of the plan is
+ * the whole M's). */
+static int64_t aot__chunk_band_floats(const aot__band_plan* p, const aot__conv_geom* cg, int64_t channels) {
+  return (channels * p->crows * cg->OW + 15) / 16 * 16;
+}
+
 AOT_KAPI int64_t aot__conv_band_scratch_floats(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader,
-                                               int64_t M, int64_t K) {
+                                               int64_t M, int64_t K, int64_t chunks) {
   const aot__band_plan p = aot__band_plan_of(cg, qg, reader, M);
   const int64_t n = p.crows * cg->OW;
   const aot__operand A = {0, 0, 0, 1, 0}, B = {0, cg->H * cg->W, 1, 0, 0};
-  const int packing = aot__band_pointwise(cg) ? aot__sgemm_packing(M, n, K, &A, &B) : AOT_GEMM_PACK_B;
-  return p.band_floats + aot__sgemm_scratch_floats(M, n, K, packing);
+  int64_t most = 0;
+  for (int64_t k = 0; k < chunks; ++k) {
+    int64_t c0, c1;
+    aot__band_chunk(M, chunks, k, &c0, &c1);
+    const int64_t mc = c1 - c0;
+    const int packing = aot__band_pointwise(cg) ? aot__sgemm_packing(mc, n, K, &A, &B) : AOT_GEMM_PACK_B;
+    const int64_t f = aot__chunk_band_floats(&p, cg, mc) + aot__sgemm_scratch_floats(mc, n, K, packing);
+    if (f > most) most = f;
+  }
+  return most;
 }
 
-AOT_KAPI void aot__conv_band_range(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader, int64_t M, int64_t K,
-                                   const float* a, const float* x, const aot__epilogue* ep, const float* w2,
-                                   const aot__epilogue* ep2, float* y, float* scratch, int64_t b0, int64_t b1) {
-  const aot__band_plan p = aot__band_plan_of(cg, qg, reader, M);
-  const int64_t OW = cg->OW, cs = p.crows * OW; /* the band's channel stride */
+/* Bands [b0, b1) of channels [c0, c1): the weights' rows c0.. of the packing
+ * (made for all M), the epilogues' per-channel operands and the output from
+ * channel c0 on; the band holds channel c0 first. */
+static void aot__conv_band_chunk(const aot__band_plan* pp, const aot__conv_geom* cg, const aot__conv_geom* qg,
+                                 int reader, int64_t M, int64_t K, int64_t c0, int64_t c1, const float* a,
+                                 const float* x, const aot__epilogue* ep, const float* w2, const aot__epilogue* ep2,
+                                 float* y, float* scratch, int64_t b0, int64_t b1) {
+  const aot__band_plan p = *pp;
+  const int64_t OW = cg->OW, cs = p.crows * OW, mc = c1 - c0; /* cs: the band's channel stride */
   float* band = scratch;
-  float* gemm_scratch = scratch + p.band_floats;
-  const aot__operand A = {a, 0, 0, 1, 0};
+  float* gemm_scratch = scratch + aot__chunk_band_floats(&p, cg, mc);
+  const aot__operand A = {a, (M + AOT_GEMM_MR - 1) / AOT_GEMM_MR * AOT_GEMM_MR, c0, 1, 0};
+  aot__epilogue e1, e2;
+  if (ep) {
+    e1 = *ep;
+    if (e1.bias) e1.bias += c0 * e1.bias_m;
+    if (e1.res) e1.res += c0 * e1.res_m;
+  }
+  if (ep2) {
+    e2 = *ep2;
+    if (e2.bias) e2.bias += c0 * e2.bias_m;
+    if (e2.res) e2.res += c0 * e2.res_m;
+  }
+  y += c0 * qg->OH * qg->OW;
+  if (w2) w2 += c0 * qg->KH * qg->KW;
   int64_t have0 = 0, have1 = 0; /* the convolution rows the band holds, from its row 0 */
   for (int64_t b = b0; b < b1 && b < p.bands; ++b) {
     const int64_t o0 = b * p.orows, o1 = o0 + p.orows < qg->OH ? o0 + p.orows : qg->OH;
@@ -99,7 +150,7 @@ AOT_KAPI void aot__conv_band_range(const aot__conv_geom* cg, const aot__conv_geo
     /* rows [r0, have1) are the previous band's last: move them to the front */
     const int64_t keep = r0 >= have0 && have1 > r0 ? (have1 < r1 ? have1 : r1) - r0 : 0;
     if (keep > 0 && r0 > have0)
-      for (int64_t m = 0; m < M; ++m)
+      for (int64_t m = 0; m < mc; ++m)
         memmove(band + m * cs, band + m * cs + (r0 - have0) * OW, sizeof(float) * (size_t)(keep * OW));
     if (r1 > r0 + keep) {
       const int64_t first = r0 + keep, rows = r1 - first;
@@ -111,13 +162,28 @@ AOT_KAPI void aot__conv_band_range(const aot__conv_geom* cg, const aot__conv_geo
       sub.OH = rows;
       const aot__operand B = aot__band_pointwise(cg) ? (aot__operand){x + first * cg->W, cg->H * cg->W, 1, 0, 0}
                                                      : (aot__operand){x, 0, 0, 0, &sub};
-      aot__sgemm(M, rows * OW, K, &A, &B, band + keep * OW, cs, 1, ep, gemm_scratch);
+      aot__sgemm(mc, rows * OW, K, &A, &B, band + keep * OW, cs, 1, ep ? &e1 : 0, gemm_scratch);
     }
     have0 = r0;
     have1 = r1;
     if (reader == AOT_BAND_DEPTHWISE)
-      aot__conv2d_depthwise_rows(qg, band, cs, r0, w2, y, ep2, 0, M, o0, o1);
+      aot__conv2d_depthwise_rows(qg, band, cs, r0, w2, y, ep2 ? &e2 : 0, 0, mc, o0, o1);
     else
-      aot__max_pool2d_rows(qg, band, cs, r0, y, 0, M, o0, o1);
+      aot__max_pool2d_rows(qg, band, cs, r0, y, 0, mc, o0, o1);
+  }
+}
+
+AOT_KAPI void aot__conv_band_range(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader, int64_t M, int64_t K,
+                                   int64_t chunks, const float* a, const float* x, const aot__epilogue* ep,
+                                   const float* w2, const aot__epilogue* ep2, float* y, float* scratch, int64_t u0,
+                                   int64_t u1) {
+  const aot__band_plan p = aot__band_plan_of(cg, qg, reader, M);
+  if (u1 > chunks * p.bands) u1 = chunks * p.bands;
+  while (u0 < u1) { /* unit u: band u % bands of chunk u / bands */
+    const int64_t k = u0 / p.bands, b0 = u0 % p.bands, b1 = b0 + (u1 - u0) < p.bands ? b0 + (u1 - u0) : p.bands;
+    int64_t c0, c1;
+    aot__band_chunk(M, chunks, k, &c0, &c1);
+    aot__conv_band_chunk(&p, cg, qg, reader, M, K, c0, c1, a, x, ep, w2, ep2, y, scratch, b0, b1);
+    u0 += b1 - b0;
   }
 }

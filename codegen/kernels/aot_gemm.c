@@ -839,6 +839,8 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
   const int pack_a = !A->packed && (packing & AOT_GEMM_PACK_A),
             pack_b = !B->packed && (B->conv || (packing & AOT_GEMM_PACK_B));
   const int64_t mp = aot__round_up(M, AOT_GEMM_MR), np = aot__round_up(N, AOT_GEMM_NR);
+  /* a packed A: the rows of its packing and where ours start in it */
+  const int64_t a_rows = A->s0 > 0 ? A->s0 : mp, a_row0 = A->s0 > 0 ? A->s1 : 0;
   const int64_t kc_max = AOT__MIN(AOT_GEMM_KC, K);
   /* Fewer rows than a tile (M < MR: batch-1 linear layers, matrix-vector
    * products) sum K in steps of AOT_GEMM_KS_FEW, not KC: each output is then
@@ -887,7 +889,7 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
         const int64_t mc = AOT__MIN(AOT_GEMM_MC, m_hi - ic);
         aot__blk ab;
         if (A->packed)
-          ab = aot__packed_blk(A->p + pc * mp + ic * kc, kc, AOT_GEMM_MR);
+          ab = aot__packed_blk(A->p + pc * a_rows + (a_row0 + ic) * kc, kc, AOT_GEMM_MR);
         else if (pack_a) {
           aot__pack_a_block(A->p, A->s0, A->s1, M, ic, mc, pc, kc, sa);
           ab = aot__packed_blk(sa, kc, AOT_GEMM_MR);

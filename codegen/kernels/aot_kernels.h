@@ -77,8 +77,10 @@ typedef struct aot__conv_geom {
 } aot__conv_geom;
 
 /* A GEMM operand: element (i, j) at p[i*s0 + j*s1]; or, with packed set, p
- * holds the whole matrix in the packed layout (aot__sgemm_pack_a/_b); or, for
- * B only, conv set: p is the image conv describes. */
+ * holds the whole matrix in the packed layout (aot__sgemm_pack_a/_b; for A
+ * with s0 > 0: rows [s1, s1 + M) of a packing made for s0 rows, s1 a
+ * multiple of AOT_GEMM_MR); or, for B only, conv set: p is the image conv
+ * describes. */
 typedef struct aot__operand {
   const float* p;
   int64_t s0, s1;
@@ -279,18 +281,24 @@ AOT_KAPI void aot__max_pool2d_rows(const aot__conv_geom* g, const float* x, int6
  * convolution's OH x OW map), in bands of the reader's output rows
  * (aot_conv_bands.c): reader AOT_BAND_MAX_POOL, a max pooling (w2 and ep2
  * unused), or AOT_BAND_DEPTHWISE, a depthwise convolution with filters w2
- * and epilogue ep2. Bands [b0, b1) of aot__conv_bands, each caller with its
- * own 64-byte aligned scratch of aot__conv_band_scratch_floats. The
- * convolution's epilogue ep (bias per output channel, an activation; no
- * residual) runs in the GEMM's store. Outputs are bitwise the convolution's
- * then the reader's, for any split of the bands. */
+ * and epilogue ep2. The work is `chunks` (aot__conv_band_chunks for the
+ * threads) channel chunks of aot__conv_bands bands each: units [u0, u1) of
+ * chunks x bands, unit u being band u % bands of chunk u / bands, each
+ * caller with its own 64-byte aligned scratch of
+ * aot__conv_band_scratch_floats. The convolution's epilogue ep (bias per
+ * output channel, an activation) runs in the GEMM's store. Outputs are
+ * bitwise the convolution's then the reader's, for any chunks and any split
+ * of the units. */
 enum { AOT_BAND_MAX_POOL = 0, AOT_BAND_DEPTHWISE = 1 };
 AOT_KAPI int64_t aot__conv_bands(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader, int64_t M);
+AOT_KAPI int64_t aot__conv_band_chunks(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader, int64_t M,
+                                       int64_t parts);
 AOT_KAPI int64_t aot__conv_band_scratch_floats(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader,
-                                               int64_t M, int64_t K);
+                                               int64_t M, int64_t K, int64_t chunks);
 AOT_KAPI void aot__conv_band_range(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader, int64_t M, int64_t K,
-                                   const float* a, const float* x, const aot__epilogue* ep, const float* w2,
-                                   const aot__epilogue* ep2, float* y, float* scratch, int64_t b0, int64_t b1);
+                                   int64_t chunks, const float* a, const float* x, const aot__epilogue* ep,
+                                   const float* w2, const aot__epilogue* ep2, float* y, float* scratch, int64_t u0,
+                                   int64_t u1);
 
 /* y = ep2(ep1(x W1^T) W2^T) for M rows (aot_linear_bands.c): two linears,
  * the second reading only the first's result, in bands of `band` rows

@@ -885,17 +885,21 @@ TEST(ConvPool, BandsAreBitwiseTheConvolutionThenThePooling) {
     aot__sgemm(M, N, K, &A, &B, conv.data(), N, 1, &ep, Aligned64(gs));
     aot__max_pool2d_range(&pg, conv.data(), want.data(), 0, M);
     const int64_t bands = aot__conv_bands(&cg, &pg, AOT_BAND_MAX_POOL, M);
-    std::vector<float> scratch(static_cast<size_t>(aot__conv_band_scratch_floats(&cg, &pg, AOT_BAND_MAX_POOL, M, K)) +
-                               16);
-    for (int64_t split = 0; split < bands; ++split) {  // split 0: one call for all bands
-      std::vector<float> got(want.size(), 7.f);
-      auto run = [&](int64_t b0, int64_t b1) {
-        aot__conv_band_range(&cg, &pg, AOT_BAND_MAX_POOL, M, K, pw.data(), x.data(), &ep, nullptr, nullptr, got.data(),
-                             Aligned64(scratch), b0, b1);
-      };
-      run(0, split ? split : bands);
-      if (split) run(split, bands);
-      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4)) << what << " split at band " << split;
+    for (int64_t chunks = 1; chunks <= std::max<int64_t>(1, std::min<int64_t>(3, M / AOT_GEMM_MR)); ++chunks) {
+      const int64_t units = chunks * bands;
+      std::vector<float> scratch(
+          static_cast<size_t>(aot__conv_band_scratch_floats(&cg, &pg, AOT_BAND_MAX_POOL, M, K, chunks)) + 16);
+      for (int64_t split = 0; split < units; ++split) {  // split 0: one call for all units
+        std::vector<float> got(want.size(), 7.f);
+        auto run = [&](int64_t u0, int64_t u1) {
+          aot__conv_band_range(&cg, &pg, AOT_BAND_MAX_POOL, M, K, chunks, pw.data(), x.data(), &ep, nullptr, nullptr,
+                               got.data(), Aligned64(scratch), u0, u1);
+        };
+        run(0, split ? split : units);
+        if (split) run(split, units);
+        EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4))
+            << what << " " << chunks << " chunks, split at unit " << split;
+      }
     }
     multi += bands > 1;
   }
@@ -922,7 +926,8 @@ TEST(ConvBands, ConvolutionThenDepthwiseIsBitwiseTheTwoKernels) {
                      {8, 57, 1, 1, 24, 5, 2, AOT_ACT_SILU, AOT_ACT_NONE},
                      {300, 40, 1, 1, 16, 3, 1, AOT_ACT_RELU, AOT_ACT_RELU},
                      {12, 7, 1, 1, 72, 5, 1, AOT_ACT_HARDSWISH, AOT_ACT_HARDSWISH},
-                     {3, 224, 3, 2, 32, 3, 1, AOT_ACT_CLAMP, AOT_ACT_CLAMP}};
+                     {3, 224, 3, 2, 32, 3, 1, AOT_ACT_CLAMP, AOT_ACT_CLAMP},
+                     {16, 14, 1, 1, 44, 3, 2, AOT_ACT_CLAMP, AOT_ACT_NONE}};
   int multi = 0;
   for (const C& t : cases) {
     const aot__conv_geom cg = Geom(t.C, t.H, t.H, t.pk, t.pk, t.ps, t.pk / 2, 1);
@@ -933,12 +938,15 @@ TEST(ConvBands, ConvolutionThenDepthwiseIsBitwiseTheTwoKernels) {
     const std::vector<float> w = Random(static_cast<size_t>(M * K), 62), b1 = Random(static_cast<size_t>(M), 63),
                              w2 = Random(static_cast<size_t>(M * t.k * t.k), 64),
                              b2 = Random(static_cast<size_t>(M), 65);
+    // A residual in the depthwise store where the channels are off the tile (44 = 5 tiles and 4).
+    const std::vector<float> res = Random(static_cast<size_t>(M * dg.OH * dg.OW), 66);
+    const float* r2 = M % AOT_GEMM_MR ? res.data() : nullptr;
     std::vector<float> pw(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
     aot__sgemm_pack_a(M, K, w.data(), K, 1, pw.data());
     const aot__operand A = {pw.data(), 0, 0, 1, nullptr},
                        B = t.pk == 1 ? aot__operand{x.data(), N, 1, 0, nullptr} : aot__operand{x.data(), 0, 0, 0, &cg};
     const aot__epilogue ep1 = {b1.data(), 1, 0, nullptr, 0, 0, t.act1, 0.f, 6.f},
-                        ep2 = {b2.data(), 1, 0, nullptr, 0, 0, t.act2, 0.f, 6.f};
+                        ep2 = {b2.data(), 1, 0, r2, dg.OH * dg.OW, 1, t.act2, 0.f, 6.f};
     const std::string what = "K=" + std::to_string(K) + " " + std::to_string(t.H) + "x" + std::to_string(t.H) + " dw " +
                              std::to_string(t.k) + "/" + std::to_string(t.s);
     std::vector<float> mid(static_cast<size_t>(M * N)), want(static_cast<size_t>(M * dg.OH * dg.OW), 7.f);
@@ -947,21 +955,45 @@ TEST(ConvBands, ConvolutionThenDepthwiseIsBitwiseTheTwoKernels) {
     aot__sgemm(M, N, K, &A, &B, mid.data(), N, 1, &ep1, Aligned64(gs));
     aot__conv2d_depthwise(&dg, mid.data(), w2.data(), want.data(), &ep2);
     const int64_t bands = aot__conv_bands(&cg, &dg, AOT_BAND_DEPTHWISE, M);
-    std::vector<float> scratch(static_cast<size_t>(aot__conv_band_scratch_floats(&cg, &dg, AOT_BAND_DEPTHWISE, M, K)) +
-                               16);
-    for (int64_t split = 0; split < bands; ++split) {
-      std::vector<float> got(want.size(), 7.f);
-      auto run = [&](int64_t b0, int64_t b1) {
-        aot__conv_band_range(&cg, &dg, AOT_BAND_DEPTHWISE, M, K, pw.data(), x.data(), &ep1, w2.data(), &ep2, got.data(),
-                             Aligned64(scratch), b0, b1);
-      };
-      run(0, split ? split : bands);
-      if (split) run(split, bands);
-      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4)) << what << " split at band " << split;
+    for (int64_t chunks = 1; chunks <= std::min<int64_t>(3, M / AOT_GEMM_MR); ++chunks) {
+      const int64_t units = chunks * bands;
+      std::vector<float> scratch(
+          static_cast<size_t>(aot__conv_band_scratch_floats(&cg, &dg, AOT_BAND_DEPTHWISE, M, K, chunks)) + 16);
+      for (int64_t split = 0; split < units; ++split) {
+        std::vector<float> got(want.size(), 7.f);
+        auto run = [&](int64_t u0, int64_t u1) {
+          aot__conv_band_range(&cg, &dg, AOT_BAND_DEPTHWISE, M, K, chunks, pw.data(), x.data(), &ep1, w2.data(), &ep2,
+                               got.data(), Aligned64(scratch), u0, u1);
+        };
+        run(0, split ? split : units);
+        if (split) run(split, units);
+        EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4))
+            << what << " " << chunks << " chunks, split at unit " << split;
+      }
     }
     multi += bands > 1;
   }
-  EXPECT_EQ(multi, 5);  // all but the 7 x 7 map take more than one band
+  EXPECT_EQ(multi, 5);  // all but the 7 x 7 and 14 x 14 maps take more than one band
+}
+
+// Where the bands do not go round the threads (maps up to 32 wide are one
+// band), the channels split into chunks of whole 8-row tiles instead; a
+// chunk never has fewer than AOT_GEMM_MR channels, and enough bands need
+// none. Chunks hold only their own channels, so two take about the scratch
+// of one.
+TEST(ConvBands, ChunksWhereTheBandsDoNotGoRound) {
+  const aot__conv_geom cg = Geom(24, 14, 14, 1, 1, 1, 0, 1), dg = Geom(144, 14, 14, 3, 3, 1, 1, 1);
+  ASSERT_EQ(1, aot__conv_bands(&cg, &dg, AOT_BAND_DEPTHWISE, 144));
+  EXPECT_EQ(2, aot__conv_band_chunks(&cg, &dg, AOT_BAND_DEPTHWISE, 144, 2));
+  EXPECT_EQ(1, aot__conv_band_chunks(&cg, &dg, AOT_BAND_DEPTHWISE, 144, 1));
+  EXPECT_EQ(1, aot__conv_band_chunks(&cg, &dg, AOT_BAND_DEPTHWISE, 12, 2));  // one tile and a half: no chunks
+  EXPECT_EQ(2, aot__conv_band_chunks(&cg, &dg, AOT_BAND_DEPTHWISE, 20, 4));  // two tiles at most
+  const int64_t one = aot__conv_band_scratch_floats(&cg, &dg, AOT_BAND_DEPTHWISE, 144, 24, 1),
+                two = aot__conv_band_scratch_floats(&cg, &dg, AOT_BAND_DEPTHWISE, 144, 24, 2);
+  EXPECT_LE(2 * two, one + one / 8);
+  const aot__conv_geom wide = Geom(16, 112, 112, 1, 1, 1, 0, 1), wdg = Geom(96, 112, 112, 3, 3, 2, 1, 1);
+  ASSERT_GE(aot__conv_bands(&wide, &wdg, AOT_BAND_DEPTHWISE, 96), 2);
+  EXPECT_EQ(1, aot__conv_band_chunks(&wide, &wdg, AOT_BAND_DEPTHWISE, 96, 2));
 }
 
 // Two linears in bands of rows (a transformer's or ConvNeXt's MLP) are

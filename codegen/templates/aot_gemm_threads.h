@@ -78,21 +78,22 @@ AOT_UNUSED static void aot__wino_mt(int m, const aot__conv_geom* g, int64_t M, c
 typedef struct aot__conv_band_args {
   const aot__conv_geom *cg, *qg;
   int reader;
-  int64_t M, K;
+  int64_t M, K, chunks;
   const float *a, *x, *w2;
   const aot__epilogue *ep, *ep2;
   float* y;
 } aot__conv_band_args;
-static void aot__conv_band_slots(const void* args, float* slot, int64_t b0, int64_t b1) {
+static void aot__conv_band_slots(const void* args, float* slot, int64_t u0, int64_t u1) {
   const aot__conv_band_args* a = (const aot__conv_band_args*)args;
-  aot__conv_band_range(a->cg, a->qg, a->reader, a->M, a->K, a->a, a->x, a->ep, a->w2, a->ep2, a->y, slot, b0, b1);
+  aot__conv_band_range(a->cg, a->qg, a->reader, a->M, a->K, a->chunks, a->a, a->x, a->ep, a->w2, a->ep2, a->y, slot, u0,
+                       u1);
 }
 AOT_UNUSED static void aot__conv_band_mt(const aot__conv_geom* cg, const aot__conv_geom* qg, int reader, int64_t M,
-                                         int64_t K, const float* a, const float* x, const aot__epilogue* ep,
-                                         const float* w2, const aot__epilogue* ep2, float* y, float* scratch,
-                                         int64_t slot, int parts) {
-  const aot__conv_band_args args = {cg, qg, reader, M, K, a, x, w2, ep, ep2, y};
-  aot__slot_split(aot__conv_band_slots, &args, scratch, slot, aot__conv_bands(cg, qg, reader, M), parts);
+                                         int64_t K, int64_t chunks, const float* a, const float* x,
+                                         const aot__epilogue* ep, const float* w2, const aot__epilogue* ep2, float* y,
+                                         float* scratch, int64_t slot, int parts) {
+  const aot__conv_band_args args = {cg, qg, reader, M, K, chunks, a, x, w2, ep, ep2, y};
+  aot__slot_split(aot__conv_band_slots, &args, scratch, slot, chunks * aot__conv_bands(cg, qg, reader, M), parts);
 }
 
 /* ---- two linears in bands of rows (aot__linear_band_range) ---- */
