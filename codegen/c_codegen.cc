@@ -1109,7 +1109,7 @@ class CEmitter final : public ElementKernels {
   StatusOr<bool> Conv2dLibrary(const Node* n, const Conv2dArgs& ca) {
     const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
     const LibraryGemm lg = Conv2dGemm(g_, n, opts_);  // the planner's decision too
-    if (!lg.library && !lg.depthwise) return false;
+    if (!lg.library && !lg.depthwise) return DepthwiseChannelsLast(n, ca);
     if (epilogue_.residual && epilogue_.residual->meta().strides != y->meta().strides) epilogue_ = EpilogueMatch();
     if (lg.depthwise)
       if (std::optional<ConvBands> cb = ConvBandsOf(g_, n, opts_)) {
@@ -1148,10 +1148,17 @@ class CEmitter final : public ElementKernels {
     if (bias) pb += " + g * " + std::to_string(cout_g * bias->meta().strides[0]);
     const bool pointwise = lg.pointwise;  // B is the image itself
     const std::string plane = std::to_string(xs[2] * xs[3]);
-    AOT_ASSIGN_OR_RETURN(std::string ep,
-                         EpilogueDecl(pb, bias ? bias->meta().strides[0] : 0, 0,
-                                      "nb * " + std::to_string(yn) + " + g * " + std::to_string(cout_g * OHW), OHW, 1));
+    // The result through its strides: channel m at c_m, pixel n (its H and W collapsed) at c_n.
+    const std::vector<int64_t>& yst = y->meta().strides;
+    const int64_t c_m = yst[1], c_n = ys[3] > 1 ? yst[3] : ys[2] > 1 ? yst[2] : 1;
+    const std::string y_off = "nb * " + std::to_string(yn) + " + g * " + std::to_string(cout_g * c_m);
+    AOT_ASSIGN_OR_RETURN(std::string ep, EpilogueDecl(pb, bias ? bias->meta().strides[0] : 0, 0, y_off, c_m, c_n));
     AOT_ASSIGN_OR_RETURN(std::string scratch, Scratch(n, lg));
+    std::string image = px + " + nb * " + std::to_string(xn);
+    if (lg.x_copy_floats) {  // the image gathered into CHW order at the scratch's start, the slots after it
+      image = scratch;
+      scratch = "(" + scratch + " + " + std::to_string(lg.x_copy_floats) + ")";
+    }
     std::string a_panels = "(const float*)" + sym + " + g * " + std::to_string(per_group);
     if (gate) {  // this image's gate times the packed weights, then the GEMM slots (G == 1)
       AOT_ASSIGN_OR_RETURN(std::string pg, Ptr(gate->gate));
@@ -1164,20 +1171,74 @@ class CEmitter final : public ElementKernels {
     } else {
       loops_ << "  for (int64_t nb = 0; nb < " << xs[0] << "; ++nb) {\n";
     }
+    if (lg.x_copy_floats) {
+      const std::vector<int64_t>& xst = x->meta().strides;
+      loops_ << "    aot__gather_chw(" << xs[1] << ", " << xs[2] << ", " << xs[3] << ", " << px << " + nb * " << xn
+             << ", " << xst[1] << ", " << xst[2] << ", " << xst[3] << ", " << image << ");\n";
+    }
     loops_ << "  for (int64_t g = 0; g < " << G << "; ++g) {\n";
     loops_ << "    const aot__operand A = {" << a_panels << ", 0, 0, 1, 0};\n";
-    loops_ << "    const aot__operand B = {" << px << " + nb * " << xn << " + g * " << cin_g << " * " << plane << ", "
+    loops_ << "    const aot__operand B = {" << image << " + g * " << cin_g << " * " << plane << ", "
            << (pointwise ? plane + ", 1, 0, 0" : "0, 0, 0, &geom") << "};\n";
     loops_ << "    const " << ep << "\n";
     loops_ << "    "
            << SgemmCall(lg,
                         std::to_string(cout_g) + ", " + std::to_string(OHW) + ", " + std::to_string(K) + ", &A, &B, " +
-                            py + " + nb * " + std::to_string(yn) + " + g * " + std::to_string(cout_g * OHW) + ", " +
-                            std::to_string(OHW) + ", 1, &ep",
+                            py + " + " + y_off + ", " + std::to_string(c_m) + ", " + std::to_string(c_n) + ", &ep",
                         scratch)
            << ";\n  }\n  }\n";
     if (pointwise) body_ << "  (void)geom;\n";
     ConsumeEpilogue();
+    return true;
+  }
+
+  // A depthwise conv2d on channels-last images (both channel strides 1;
+  // ConvNeXt's 7x7 layers): aot__conv2d_depthwise_cl over the rows of every
+  // image, split over the pool, the filters stored tap-major at compile
+  // time. No epilogue runs in its store. false: not this case.
+  StatusOr<bool> DepthwiseChannelsLast(const Node* n, const Conv2dArgs& ca) {
+    const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
+    const WeightData* wd = ConstF32(w);
+    const auto &xs = x->meta().sizes, &ws = w->meta().sizes, &ys = y->meta().sizes;
+    if (!wd || x->meta().dtype != DType::kFloat32 || y->meta().dtype != DType::kFloat32 || xs.size() != 4 ||
+        ys.size() != 4 || ws.size() != 4 || xs[1] < 2 || ws[1] != 1 || ws[0] != xs[1] || ca.groups != xs[1])
+      return false;
+    if (bias && (bias->meta().dtype != DType::kFloat32 || bias->meta().sizes.size() != 1)) return false;
+    const std::vector<int64_t>&xst = x->meta().strides, &yst = y->meta().strides;
+    if (xst[1] != 1 || yst[1] != 1) return false;
+    const int64_t C = xs[1], KH = ws[2], KW = ws[3], OH = ys[2];
+    std::string& sym = dwcl_packed_[w];
+    if (sym.empty()) {
+      std::vector<float> wf(static_cast<size_t>(C * KH * KW)), wt(wf.size());
+      std::memcpy(wf.data(), wd->bytes.data(), wf.size() * 4);
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t t = 0; t < KH * KW; ++t)
+          wt[static_cast<size_t>(t * C + c)] = wf[static_cast<size_t>(c * KH * KW + t)];
+      sym = WeightBytes("%" + w->name() + " as channels-last depthwise filters, tap-major [" + std::to_string(KH * KW) +
+                            ", " + std::to_string(C) + "]",
+                        Bytes(wt));
+    }
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+    AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+    std::string pb = "0", bs = "0";
+    if (bias) {
+      AOT_ASSIGN_OR_RETURN(pb, Ptr(bias));
+      bs = std::to_string(bias->meta().strides[0]);
+    }
+    body_ << "  static const aot__conv_geom geom = {" << C << ", " << xs[2] << ", " << xs[3] << ", " << KH << ", " << KW
+          << ", " << ca.stride[0] << ", " << ca.stride[1] << ", " << ca.pad[0] << ", " << ca.pad[1] << ", " << ca.dil[0]
+          << ", " << ca.dil[1] << ", " << OH << ", " << ys[3] << "};\n";
+    const int64_t total = xs[0] * OH;
+    const bool split = SplitFirstLoop(total, ys[3] * C * KH * KW, 1);
+    const std::string lo = split ? "lo" : "0", hi = split ? "hi" : std::to_string(total);
+    loops_ << "  for (int64_t i = " << lo << "; i < " << hi << ";) {\n"
+           << "    const int64_t nb = i / " << OH << ", r0 = i % " << OH << ", r1 = r0 + (" << hi << " - i) < " << OH
+           << " ? r0 + (" << hi << " - i) : " << OH << ";\n"
+           << "    aot__conv2d_depthwise_cl(&geom, " << px << " + nb * " << xst[0] << ", " << xst[2] << ", " << xst[3]
+           << ", (const float*)" << sym << ", " << pb << ", " << bs << ", " << py << " + nb * " << yst[0] << ", "
+           << yst[2] << ", " << yst[3] << ", r0, r1);\n"
+           << "    i += r1 - r0;\n  }\n";
+    kl_used_ = true;
     return true;
   }
 
@@ -1735,6 +1796,7 @@ class CEmitter final : public ElementKernels {
   bool epilogue_consumed_ = false;
   std::unordered_map<const Value*, std::string> packed_;             // weight -> its packed copy
   std::map<std::pair<const Value*, int>, std::string> wino_packed_;  // (weight, m) -> its Winograd transform
+  std::map<const Value*, std::string> dwcl_packed_;                  // weight -> its tap-major filters
   int64_t par_total_ = 0, par_unit_ = 1, par_grain_ = 1;             // the current kernel's split (SplitFirstLoop)
 };
 

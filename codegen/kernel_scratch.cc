@@ -83,6 +83,19 @@ bool LibraryConvOperands(const Graph& g, const Node* n) {
          (!bias || (bias->meta().dtype == DType::kFloat32 && bias->meta().sizes.size() == 1));
 }
 
+// A conv2d the library runs on an image in any layout, gathered into CHW
+// order first, and writes a result whose rows (H, W) collapse into one
+// dimension (NCHW, NHWC): the GEMM stores through the result's strides.
+bool StridedConvOperands(const Graph& g, const Node* n) {
+  const Value *x = n->input(0), *w = n->input(1), *bias = n->input(2), *y = n->output();
+  if (!ConstF32Weight(g, w) || x->meta().dtype != DType::kFloat32 || y->meta().dtype != DType::kFloat32 ||
+      (bias && (bias->meta().dtype != DType::kFloat32 || bias->meta().sizes.size() != 1)))
+    return false;
+  if (x->meta().sizes.size() != 4 || y->meta().sizes.size() != 4) return false;
+  const std::vector<int64_t>&ys = y->meta().sizes, &yst = y->meta().strides;
+  return yst[1] > 0 && yst[2] > 0 && yst[3] > 0 && (ys[2] == 1 || ys[3] == 1 || yst[2] == ys[3] * yst[3]);
+}
+
 // 1x1, stride 1, no padding: the GEMM's B is the image itself.
 bool Pointwise(const std::vector<int64_t>& ws, const Conv2dArgs& ca) {
   return ws[2] == 1 && ws[3] == 1 && ca.stride[0] == 1 && ca.stride[1] == 1 && ca.pad[0] == 0 && ca.pad[1] == 0;
@@ -390,14 +403,27 @@ LibraryGemm MatmulGemm(const Graph& g, const MatmulShape& ms, const CodegenOptio
 LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
   LibraryGemm lg;
   if (!o.kernel_library || o.float_accumulation) return lg;
-  if (!LibraryConvOperands(g, n)) return lg;
+  const bool contiguous = LibraryConvOperands(g, n);
+  if (!contiguous && !StridedConvOperands(g, n)) return lg;
   const Value *x = n->input(0), *w = n->input(1), *y = n->output();
   auto ca = Conv2dArguments(n);
   if (!ca.ok()) return lg;
   const auto &ws = w->meta().sizes, &ys = y->meta().sizes;
   const int64_t G = ca->groups, cin_g = ws[1], cout_g = ws[0] / G;
   if (cin_g == 1 && cout_g == 1) {  // its own kernel, no scratch
-    lg.depthwise = true;
+    lg.depthwise = contiguous;
+    return lg;
+  }
+  if (!contiguous) {  // im2col GEMM on the gathered image, nothing fancier
+    const std::vector<int64_t>& xs = x->meta().sizes;
+    lg.library = lg.a_packed = true;
+    lg.M = cout_g;
+    lg.N = ys[2] * ys[3];
+    lg.K = cin_g * ws[2] * ws[3];
+    lg.pointwise = Pointwise(ws, *ca);
+    if (!x->meta().IsContiguous())
+      lg.x_copy_floats = (xs[1] * xs[2] * xs[3] + 15) / 16 * 16;  // the slots stay 64-byte aligned
+    ChooseSplit(lg, o, 0, 0, lg.pointwise ? lg.N : 0, lg.pointwise ? 1 : 0, !lg.pointwise);
     return lg;
   }
   lg.library = true;

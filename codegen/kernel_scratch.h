@@ -54,7 +54,11 @@ struct LibraryGemm {
   // (aot__conv_band_chunks).
   bool banded = false;
   int64_t band_chunks = 1;
-  int64_t ScratchBytes() const { return library ? (parts * slot_floats + gate_floats) * 4 : 0; }
+  // conv2d reading an image in another layout (channels-last: ConvNeXt's
+  // downsampling layers): the image gathered into CHW order first, into the
+  // first `x_copy_floats` of the scratch (the slots follow).
+  int64_t x_copy_floats = 0;
+  int64_t ScratchBytes() const { return library ? (parts * slot_floats + gate_floats + x_copy_floats) * 4 : 0; }
 };
 
 // A squeeze-and-excitation gate in front of a 1x1 convolution: the conv

@@ -182,6 +182,46 @@ TEST(ThreadsBitwise, OneBandPairsSplitByChannelChunks) {
   EXPECT_EQ(CompareTensorLists(expected, r.outputs, "output"), "");
 }
 
+// Convolutions on channels-last images (ConvNeXt's downsampling layers
+// read LayerNorm2d's permuted result, and LibTorch lays their results and
+// the stage after them out channels-last too) run in the library: the
+// image gathered into CHW order in the kernel's scratch, the GEMM storing
+// through the result's strides, a residual add in its store; a 2x2
+// stride-2 im2col convolution, a 7x7 depthwise one (the channels-last
+// kernel) and a pointwise one (odd channel counts), two images, against
+// eager.
+TEST(ThreadsBitwise, ChannelsLastConvolutionsRunInTheLibrary) {
+  at::manual_seed(9);
+  const at::Tensor w1 = at::randn({40, 24, 2, 2}) * 0.2, b1 = at::randn({40}), w2 = at::randn({36, 40, 1, 1}) * 0.2,
+                   wd = at::randn({40, 1, 7, 7}) * 0.1, bd = at::randn({40});
+  CppProgram fn = [w1, b1, w2, wd, bd](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> {
+    const at::Tensor x = in[0].permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});  // NHWC strides
+    const at::Tensor d = at::conv2d(x, w1, b1, {2, 2});
+    const at::Tensor e = at::conv2d(d, wd, bd, {1, 1}, {3, 3}, {1, 1}, 40);  // ConvNeXt's depthwise layer
+    return {at::conv2d(e, w2) + in[1].permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2})};
+  };
+  std::vector<at::Tensor> inputs = {at::randn({2, 24, 30, 26}), at::randn({2, 36, 15, 13})};
+  auto g = TraceCpp(fn, inputs, LiveOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const std::vector<at::Tensor> expected = fn(inputs);
+  ASSERT_FALSE(expected[0].is_contiguous()) << "LibTorch's result is no longer channels-last: the test proves less";
+  CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_channels_last", "-Wall -Wextra -Werror",
+                                false, {1, 2, 3});
+  ASSERT_EQ(r.error, "");
+  EXPECT_NE(r.source.find("aot__gather_chw(24, 30, 26, "), std::string::npos) << "the image was not gathered";
+  size_t gemms = 0;
+  for (size_t at = r.source.find("aot__sgemm"); at != std::string::npos; at = r.source.find("aot__sgemm", at + 1))
+    gemms += r.source.compare(at, 16, "aot__sgemm_range") != 0;
+  EXPECT_GE(gemms, 2u) << "the convolutions did not run as library GEMMs";
+  EXPECT_NE(r.source.find("aot__conv2d_depthwise_cl(&geom"), std::string::npos)
+      << "the depthwise convolution did not run as the channels-last kernel";
+  ExpectRunsBitwiseEqual(r);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  const double scale = expected[0].abs().max().item<double>(),
+               err = (r.outputs[0] - expected[0]).abs().max().item<double>();
+  EXPECT_LE(err, 1e-5 * scale) << "max |compiled - eager| " << err << " over max |eager| " << scale;
+}
+
 // Without threads (`compile --embedded`, or threads off) the source has no
 // thread code, and each GEMM plans one scratch slot.
 TEST(ThreadsBitwise, NoThreadCodeWithoutThreads) {

@@ -313,3 +313,54 @@ AOT_KAPI void aot__conv2d_depthwise(const aot__conv_geom* g, const float* x, con
                                     const aot__epilogue* ep) {
   aot__conv2d_depthwise_range(g, x, w, y, ep, 0, g->C);
 }
+
+/* ---- channels-last depthwise convolution ----
+ * ConvNeXt's 7x7 depthwise layers read channels-last tensors (LibTorch
+ * keeps a stage in that layout after LayerNorm2d's permute): each output
+ * pixel is a vector of channels, the sum over taps of a tap's filter row
+ * times the input pixel's channels, so the channels vectorise with no
+ * gather. Channels in blocks of AOT__DWCL_CB held in registers over all
+ * taps; filters tap-major (wt[(kh KW + kw) C + c]). */
+#define AOT__DWCL_CB 64
+
+AOT__KINLINE void aot__dwcl_block(int64_t cb, const float* restrict x, int64_t xh, int64_t xw, const float* restrict wt,
+                                  int64_t C, float* restrict y, const float* bias, int64_t bias_s, int64_t ih0,
+                                  int64_t iw0, int64_t kh0, int64_t kh1, int64_t kw0, int64_t kw1, int64_t KW,
+                                  int64_t DH, int64_t DW) {
+  float acc[AOT__DWCL_CB];
+  for (int64_t c = 0; c < cb; ++c) acc[c] = 0.f;
+  for (int64_t kh = kh0; kh < kh1; ++kh)
+    for (int64_t kw = kw0; kw < kw1; ++kw) {
+      const float* restrict xp = x + (ih0 + kh * DH) * xh + (iw0 + kw * DW) * xw;
+      const float* restrict wp = wt + (kh * KW + kw) * C;
+      for (int64_t c = 0; c < cb; ++c) acc[c] = AOT__FMA(wp[c], xp[c], acc[c]);
+    }
+  if (bias)
+    for (int64_t c = 0; c < cb; ++c) y[c] = acc[c] + bias[c * bias_s];
+  else
+    for (int64_t c = 0; c < cb; ++c) y[c] = acc[c];
+}
+
+AOT_KAPI void aot__conv2d_depthwise_cl(const aot__conv_geom* g, const float* x, int64_t xh, int64_t xw, const float* wt,
+                                       const float* bias, int64_t bias_s, float* y, int64_t yh, int64_t yw, int64_t oh0,
+                                       int64_t oh1) {
+  const int64_t C = g->C, KH = g->KH, KW = g->KW;
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    const int64_t ih0 = oh * g->SH - g->PH;
+    int64_t kh0, kh1;
+    aot__kernel_rows(ih0, KH, g->DH, g->H, &kh0, &kh1);
+    for (int64_t ow = 0; ow < g->OW; ++ow) {
+      const int64_t iw0 = ow * g->SW - g->PW;
+      int64_t kw0, kw1;
+      aot__kernel_rows(iw0, KW, g->DW, g->W, &kw0, &kw1);
+      float* yp = y + oh * yh + ow * yw;
+      int64_t c = 0;
+      for (; c + AOT__DWCL_CB <= C; c += AOT__DWCL_CB)
+        aot__dwcl_block(AOT__DWCL_CB, x + c, xh, xw, wt + c, C, yp + c, bias ? bias + c * bias_s : 0, bias_s, ih0, iw0,
+                        kh0, kh1, kw0, kw1, KW, g->DH, g->DW);
+      if (c < C)
+        aot__dwcl_block(C - c, x + c, xh, xw, wt + c, C, yp + c, bias ? bias + c * bias_s : 0, bias_s, ih0, iw0, kh0,
+                        kh1, kw0, kw1, KW, g->DH, g->DW);
+    }
+  }
+}

@@ -205,6 +205,14 @@ AOT_KAPI void aot__conv2d_depthwise_range(const aot__conv_geom* g, const float* 
 AOT_KAPI void aot__conv2d_depthwise_rows(const aot__conv_geom* g, const float* x, int64_t xcs, int64_t xr0,
                                          const float* w, float* y, const aot__epilogue* ep, int64_t c0, int64_t c1,
                                          int64_t oh0, int64_t oh1);
+/* The same convolution on channels-last images (channel stride 1): input
+ * pixel (h, w) at x + h xh + w xw, output pixel at y + oh yh + ow yw; the
+ * filters tap-major, wt[(kh KW + kw) C + c]; bias (or NULL) at bias[c
+ * bias_s]. Output rows [oh0, oh1); each output sums its taps in (kh, kw)
+ * order, then adds the bias. */
+AOT_KAPI void aot__conv2d_depthwise_cl(const aot__conv_geom* g, const float* x, int64_t xh, int64_t xw, const float* wt,
+                                       const float* bias, int64_t bias_s, float* y, int64_t yh, int64_t yw, int64_t oh0,
+                                       int64_t oh1);
 
 /* Winograd convolution F(m x m, 3 x 3), m = 2 or 4 (aot_winograd.c): 3x3
  * filters, stride 1, dilation 1, one group, any padding. Filters (M x C x 3
@@ -299,6 +307,12 @@ AOT_KAPI void aot__conv_band_range(const aot__conv_geom* cg, const aot__conv_geo
                                    int64_t chunks, const float* a, const float* x, const aot__epilogue* ep,
                                    const float* w2, const aot__epilogue* ep2, float* y, float* scratch, int64_t u0,
                                    int64_t u1);
+
+/* dst (C x H x W, contiguous) = the image x with strides cs, hs, ws
+ * (aot_layout.c): a convolution's input in another layout, gathered into
+ * the order the im2col panels read. */
+AOT_KAPI void aot__gather_chw(int64_t C, int64_t H, int64_t W, const float* x, int64_t cs, int64_t hs, int64_t ws,
+                              float* dst);
 
 /* y = ep2(ep1(x W1^T) W2^T) for M rows (aot_linear_bands.c): two linears,
  * the second reading only the first's result, in bands of `band` rows

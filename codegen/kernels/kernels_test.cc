@@ -996,6 +996,71 @@ TEST(ConvBands, ChunksWhereTheBandsDoNotGoRound) {
   EXPECT_EQ(1, aot__conv_band_chunks(&wide, &wdg, AOT_BAND_DEPTHWISE, 96, 2));
 }
 
+// An image in any strides gathered into CHW order: channels-last (the
+// blocked path), a permutation with H innermost, and plain CHW.
+TEST(GatherChw, EveryLayoutIntoChw) {
+  const int64_t C = 19, H = 7, W = 37;
+  const std::vector<float> chw = Random(static_cast<size_t>(C * H * W), 81);
+  struct L {
+    int64_t cs, hs, ws;
+  };
+  for (const L& l : {L{1, W * C, C}, L{H, 1, C * H}, L{H * W, W, 1}}) {
+    std::vector<float> x(chw.size()), got(chw.size(), 7.f);
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w)
+          x[static_cast<size_t>(c * l.cs + h * l.hs + w * l.ws)] = chw[static_cast<size_t>((c * H + h) * W + w)];
+    aot__gather_chw(C, H, W, x.data(), l.cs, l.hs, l.ws, got.data());
+    EXPECT_EQ(0, std::memcmp(chw.data(), got.data(), chw.size() * 4))
+        << "strides " << l.cs << ", " << l.hs << ", " << l.ws;
+  }
+}
+
+// The channels-last depthwise kernel equals the CHW one (up to the sign
+// of a zero: the CHW kernel's padded paths add zero taps) on ConvNeXt's
+// 7x7 layer, a 3x3 stride-2 one and a dilated 5x5, with and without bias;
+// 70 channels (one register block and a tail), pixels 3 channels apart
+// more than C (a strided view), rows split in two calls.
+TEST(DepthwiseChannelsLast, EqualsTheChwKernel) {
+  struct D {
+    int64_t C, H, W, k, s, p, d;
+    bool bias;
+  };
+  for (const D& t :
+       {D{70, 14, 13, 7, 1, 3, 1, true}, D{70, 15, 17, 3, 2, 1, 1, false}, D{70, 12, 12, 5, 1, 4, 2, true}}) {
+    const aot__conv_geom g = Geom(t.C, t.H, t.W, t.k, t.k, t.s, t.p, t.d);
+    const std::vector<float> x = Random(static_cast<size_t>(t.C * t.H * t.W), 91),
+                             w = Random(static_cast<size_t>(t.C * t.k * t.k), 92),
+                             b = Random(static_cast<size_t>(t.C), 93);
+    const aot__epilogue ep = {t.bias ? b.data() : nullptr, 1, 0, nullptr, 0, 0, AOT_ACT_NONE, 0.f, 0.f};
+    std::vector<float> want(static_cast<size_t>(t.C * g.OH * g.OW));
+    aot__conv2d_depthwise(&g, x.data(), w.data(), want.data(), &ep);
+    const int64_t P = t.C + 3;  // pixel stride
+    std::vector<float> xcl(static_cast<size_t>(t.H * t.W * P), NAN), wt(w.size()),
+        ycl(static_cast<size_t>(g.OH * g.OW * P), 7.f);
+    for (int64_t c = 0; c < t.C; ++c) {
+      for (int64_t i = 0; i < t.H * t.W; ++i)
+        xcl[static_cast<size_t>(i * P + c)] = x[static_cast<size_t>(c * t.H * t.W + i)];
+      for (int64_t k = 0; k < t.k * t.k; ++k)
+        wt[static_cast<size_t>(k * t.C + c)] = w[static_cast<size_t>(c * t.k * t.k + k)];
+    }
+    const int64_t half = g.OH / 2;
+    aot__conv2d_depthwise_cl(&g, xcl.data(), t.W * P, P, wt.data(), t.bias ? b.data() : nullptr, 1, ycl.data(),
+                             g.OW * P, P, 0, half);
+    aot__conv2d_depthwise_cl(&g, xcl.data(), t.W * P, P, wt.data(), t.bias ? b.data() : nullptr, 1, ycl.data(),
+                             g.OW * P, P, half, g.OH);
+    double err = 0, scale = 0;
+    for (int64_t c = 0; c < t.C; ++c)
+      for (int64_t i = 0; i < g.OH * g.OW; ++i) {
+        const double a = want[static_cast<size_t>(c * g.OH * g.OW + i)], v = ycl[static_cast<size_t>(i * P + c)];
+        err = std::max(err, std::fabs(a - v));
+        scale = std::max(scale, std::fabs(a));
+      }
+    EXPECT_EQ(err, 0.0) << t.k << "x" << t.k << " stride " << t.s << " (scale " << scale << ")";
+    EXPECT_EQ(ycl[static_cast<size_t>(t.C)], 7.f) << "a pixel's padding past C was written";
+  }
+}
+
 // Two linears in bands of rows (a transformer's or ConvNeXt's MLP) are
 // bitwise the two GEMMs unbanded, for every split of the bands between two
 // callers: the first's bias and activation, the second's bias and residual
