@@ -35,6 +35,13 @@ bool SplitsGemm(const std::string& source, bool by_columns) {
                            std::regex(std::string(R"(aot__sgemm_mt\([^;]*, )") + (by_columns ? "1" : "0") + R"(\);)"));
 }
 
+// max |got - want| <= tol * max |want|: kernels that round differently
+// from eager's sums, bounded by the output's scale.
+void ExpectWithinScale(const at::Tensor& want, const at::Tensor& got, double tol) {
+  const double scale = want.abs().max().item<double>(), err = (got - want).abs().max().item<double>();
+  EXPECT_LE(err, tol * scale) << "max |compiled - eager| " << err << " over max |eager| " << scale;
+}
+
 // Runs r.runs[0] against every later run, tensor by tensor.
 void ExpectRunsBitwiseEqual(const CompiledRun& r) {
   ASSERT_EQ(r.runs.size(), 3u);
@@ -123,9 +130,7 @@ TEST(ThreadsBitwise, WinogradSplitByTileRows) {
     // Winograd rounds differently from eager's direct sums: bound the error
     // by the output's scale (kernels_test bounds it per element).
     ASSERT_EQ(r.outputs.size(), 1u);
-    const double scale = expected[0].abs().max().item<double>(),
-                 err = (r.outputs[0] - expected[0]).abs().max().item<double>();
-    EXPECT_LE(err, (m == 2 ? 2e-6 : 2e-5) * scale) << "max |compiled - eager| " << err << " over max |eager| " << scale;
+    ExpectWithinScale(expected[0], r.outputs[0], m == 2 ? 2e-6 : 2e-5);
   }
 }
 
@@ -217,9 +222,7 @@ TEST(ThreadsBitwise, ChannelsLastConvolutionsRunInTheLibrary) {
       << "the depthwise convolution did not run as the channels-last kernel";
   ExpectRunsBitwiseEqual(r);
   ASSERT_EQ(r.outputs.size(), 1u);
-  const double scale = expected[0].abs().max().item<double>(),
-               err = (r.outputs[0] - expected[0]).abs().max().item<double>();
-  EXPECT_LE(err, 1e-5 * scale) << "max |compiled - eager| " << err << " over max |eager| " << scale;
+  ExpectWithinScale(expected[0], r.outputs[0], 1e-5);
 }
 
 // Without threads (`compile --embedded`, or threads off) the source has no

@@ -837,6 +837,31 @@ TEST(Pool, MaxPoolMatchesNaive) {
   }
 }
 
+// aot__conv_band_range (reader over cg's result, weights pw packed as A) is
+// bitwise `want` for 1 to 3 channel chunks (as many as M's 8-row tiles
+// allow) and every split of the chunks x bands units between two callers
+// (split 0: one call for all units), each with its own scratch.
+void ExpectBandsBitwise(const aot__conv_geom& cg, const aot__conv_geom& qg, int reader, int64_t M, int64_t K,
+                        const float* pw, const float* x, const aot__epilogue* ep, const float* w2,
+                        const aot__epilogue* ep2, const std::vector<float>& want, const std::string& what) {
+  const int64_t bands = aot__conv_bands(&cg, &qg, reader, M);
+  for (int64_t chunks = 1; chunks <= std::max<int64_t>(1, std::min<int64_t>(3, M / AOT_GEMM_MR)); ++chunks) {
+    const int64_t units = chunks * bands;
+    std::vector<float> scratch(static_cast<size_t>(aot__conv_band_scratch_floats(&cg, &qg, reader, M, K, chunks)) + 16);
+    for (int64_t split = 0; split < units; ++split) {
+      std::vector<float> got(want.size(), 7.f);
+      auto run = [&](int64_t u0, int64_t u1) {
+        aot__conv_band_range(&cg, &qg, reader, M, K, chunks, pw, x, ep, w2, ep2, got.data(), Aligned64(scratch), u0,
+                             u1);
+      };
+      run(0, split ? split : units);
+      if (split) run(split, units);
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4))
+          << what << " " << chunks << " chunks, split at unit " << split;
+    }
+  }
+}
+
 // A convolution and the max pooling that alone reads it, in bands of pooled
 // rows (aot__conv_band_range): bitwise the whole convolution (aot__sgemm)
 // then the pooling (aot__max_pool2d_range), for the bands in one call and
@@ -884,24 +909,8 @@ TEST(ConvPool, BandsAreBitwiseTheConvolutionThenThePooling) {
     std::vector<float> gs(static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, AOT_GEMM_PACK_B)) + 16);
     aot__sgemm(M, N, K, &A, &B, conv.data(), N, 1, &ep, Aligned64(gs));
     aot__max_pool2d_range(&pg, conv.data(), want.data(), 0, M);
-    const int64_t bands = aot__conv_bands(&cg, &pg, AOT_BAND_MAX_POOL, M);
-    for (int64_t chunks = 1; chunks <= std::max<int64_t>(1, std::min<int64_t>(3, M / AOT_GEMM_MR)); ++chunks) {
-      const int64_t units = chunks * bands;
-      std::vector<float> scratch(
-          static_cast<size_t>(aot__conv_band_scratch_floats(&cg, &pg, AOT_BAND_MAX_POOL, M, K, chunks)) + 16);
-      for (int64_t split = 0; split < units; ++split) {  // split 0: one call for all units
-        std::vector<float> got(want.size(), 7.f);
-        auto run = [&](int64_t u0, int64_t u1) {
-          aot__conv_band_range(&cg, &pg, AOT_BAND_MAX_POOL, M, K, chunks, pw.data(), x.data(), &ep, nullptr, nullptr,
-                               got.data(), Aligned64(scratch), u0, u1);
-        };
-        run(0, split ? split : units);
-        if (split) run(split, units);
-        EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4))
-            << what << " " << chunks << " chunks, split at unit " << split;
-      }
-    }
-    multi += bands > 1;
+    ExpectBandsBitwise(cg, pg, AOT_BAND_MAX_POOL, M, K, pw.data(), x.data(), &ep, nullptr, nullptr, want, what);
+    multi += aot__conv_bands(&cg, &pg, AOT_BAND_MAX_POOL, M) > 1;
   }
   EXPECT_EQ(multi, 5);  // all but the stride-4 one (a 22 x 22 map) take more than one band
 }
@@ -954,24 +963,8 @@ TEST(ConvBands, ConvolutionThenDepthwiseIsBitwiseTheTwoKernels) {
                           16);
     aot__sgemm(M, N, K, &A, &B, mid.data(), N, 1, &ep1, Aligned64(gs));
     aot__conv2d_depthwise(&dg, mid.data(), w2.data(), want.data(), &ep2);
-    const int64_t bands = aot__conv_bands(&cg, &dg, AOT_BAND_DEPTHWISE, M);
-    for (int64_t chunks = 1; chunks <= std::min<int64_t>(3, M / AOT_GEMM_MR); ++chunks) {
-      const int64_t units = chunks * bands;
-      std::vector<float> scratch(
-          static_cast<size_t>(aot__conv_band_scratch_floats(&cg, &dg, AOT_BAND_DEPTHWISE, M, K, chunks)) + 16);
-      for (int64_t split = 0; split < units; ++split) {
-        std::vector<float> got(want.size(), 7.f);
-        auto run = [&](int64_t u0, int64_t u1) {
-          aot__conv_band_range(&cg, &dg, AOT_BAND_DEPTHWISE, M, K, chunks, pw.data(), x.data(), &ep1, w2.data(), &ep2,
-                               got.data(), Aligned64(scratch), u0, u1);
-        };
-        run(0, split ? split : units);
-        if (split) run(split, units);
-        EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4))
-            << what << " " << chunks << " chunks, split at unit " << split;
-      }
-    }
-    multi += bands > 1;
+    ExpectBandsBitwise(cg, dg, AOT_BAND_DEPTHWISE, M, K, pw.data(), x.data(), &ep1, w2.data(), &ep2, want, what);
+    multi += aot__conv_bands(&cg, &dg, AOT_BAND_DEPTHWISE, M) > 1;
   }
   EXPECT_EQ(multi, 5);  // all but the 7 x 7 and 14 x 14 maps take more than one band
 }
