@@ -460,12 +460,53 @@ AOT__KINLINE void aot__micro2_k(int64_t kc, const float* a, int64_t ar, int64_t 
   _mm512_storeu_ps(t1 + 6 * 16, d6);
   _mm512_storeu_ps(t1 + 7 * 16, d7);
 }
+/* The first R < MR rows of aot__micro2_k's tiles (M's last rows: ViT-B/32's
+ * 50 tokens are six tiles and two rows, Swin-T's last 49 six and one): the
+ * same sums in the same order, for R/MR of the multiply-adds (rows past R
+ * of t0 and t1 are left as they were). */
+#define AOT__HAVE_MICRO2_ROWS 1
+AOT__KINLINE void aot__micro2_rows_k(const int R, int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b0,
+                                     int64_t lb0, const float* b1, int64_t lb1, float* t0, float* t1) {
+  __m512 c[AOT_GEMM_MR], d[AOT_GEMM_MR];
+  for (int i = 0; i < R; ++i) c[i] = d[i] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < kc; ++k) {
+    const __m512 bv = _mm512_loadu_ps(b0 + k * lb0), bw = _mm512_loadu_ps(b1 + k * lb1);
+    for (int i = 0; i < R; ++i) {
+      const __m512 av = _mm512_set1_ps(a[k * ak + i * ar]);
+      c[i] = _mm512_fmadd_ps(av, bv, c[i]);
+      d[i] = _mm512_fmadd_ps(av, bw, d[i]);
+    }
+  }
+  for (int i = 0; i < R; ++i) {
+    _mm512_storeu_ps(t0 + i * AOT_GEMM_NR, c[i]);
+    _mm512_storeu_ps(t1 + i * AOT_GEMM_NR, d[i]);
+  }
+}
+/* R as a constant per case, so the sums stay in registers. */
+static void aot__micro2_rows(int64_t mr, int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b0,
+                             int64_t lb0, const float* b1, int64_t lb1, float* t0, float* t1) {
+  switch (mr) {
+#define AOT__ROWS_CASE(R)                                           \
+  case R:                                                           \
+    aot__micro2_rows_k(R, kc, a, ar, ak, b0, lb0, b1, lb1, t0, t1); \
+    return;
+    AOT__ROWS_CASE(1)
+    AOT__ROWS_CASE(2)
+    AOT__ROWS_CASE(3)
+    AOT__ROWS_CASE(4)
+    AOT__ROWS_CASE(5)
+    AOT__ROWS_CASE(6)
+    default:
+      aot__micro2_rows_k(7, kc, a, ar, ak, b0, lb0, b1, lb1, t0, t1);
+#undef AOT__ROWS_CASE
+  }
+}
 #elif defined(__AVX2__) && defined(__FMA__)
 /* 16 ymm registers: the 8 x 16 tile as two 4 x 16 halves (8 accumulators,
  * 2 B loads and 4 broadcasts per 8 FMAs); the B panel stays in L1. */
-AOT__KINLINE void aot__micro_k(int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b, int64_t ldb,
-                               float* t) {
-  for (int h = 0; h < 2; ++h) {
+AOT__KINLINE void aot__micro_halves_k(const int halves, int64_t kc, const float* a, int64_t ar, int64_t ak,
+                                      const float* b, int64_t ldb, float* t) {
+  for (int h = 0; h < halves; ++h) {
     __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
     const float* ah = a + 4 * h * ar;
     for (int64_t k = 0; k < kc; ++k) {
@@ -494,6 +535,15 @@ AOT__KINLINE void aot__micro_k(int64_t kc, const float* a, int64_t ar, int64_t a
     _mm256_storeu_ps(th + 48, c6);
     _mm256_storeu_ps(th + 56, c7);
   }
+}
+AOT__KINLINE void aot__micro_k(int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b, int64_t ldb,
+                               float* t) {
+  aot__micro_halves_k(2, kc, a, ar, ak, b, ldb, t);
+}
+/* M's last rows when at most 4 are left: the first half alone (the same sums). */
+#define AOT__HAVE_MICRO_HALF 1
+static void aot__micro_half(int64_t kc, const float* a, int64_t ar, int64_t ak, const float* b, int64_t ldb, float* t) {
+  aot__micro_halves_k(1, kc, a, ar, ak, b, ldb, t);
 }
 #elif defined(__GNUC__)
 /* Portable (GCC/clang vector extensions, 4 floats: SSE2, NEON, ...): the
@@ -949,7 +999,12 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
                     dr.hi = ep->hi;
                   }
                 }
-                aot__micro2(kk, a.p, a.sr, a.sk, b0.p, b0.sk, b1.p, b1.sk, t0, t1, &dr);
+#ifdef AOT__HAVE_MICRO2_ROWS
+                if (mr < AOT_GEMM_MR)
+                  aot__micro2_rows(mr, kk, a.p, a.sr, a.sk, b0.p, b0.sk, b1.p, b1.sk, t0, t1);
+                else
+#endif
+                  aot__micro2(kk, a.p, a.sr, a.sk, b0.p, b0.sk, b1.p, b1.sk, t0, t1, &dr);
                 if (dr.on) continue;
                 aot__store_tile(t0, mr, nr, c, c_m, c_n, first_s, last_s, ep, ic + ir, jc + jr);
                 aot__store_tile(t1, mr, nr2, c + AOT_GEMM_NR * c_n, c_m, c_n, first_s, last_s, ep, ic + ir,
@@ -962,7 +1017,12 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
             for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
               const int64_t mr = AOT__MIN(AOT_GEMM_MR, mc - ir);
               const aot__pan a = aot__pan_at(&as, ir);
-              aot__micro(kk, a.p, a.sr, a.sk, b0.p, b0.sk, t0);
+#ifdef AOT__HAVE_MICRO_HALF
+              if (2 * mr <= AOT_GEMM_MR)
+                aot__micro_half(kk, a.p, a.sr, a.sk, b0.p, b0.sk, t0);
+              else
+#endif
+                aot__micro(kk, a.p, a.sr, a.sk, b0.p, b0.sk, t0);
               aot__store_tile(t0, mr, nr, C + (ic + ir) * c_m + (jc + jr) * c_n, c_m, c_n, first_s, last_s, ep, ic + ir,
                               jc + jr);
             }

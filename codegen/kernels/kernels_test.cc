@@ -312,6 +312,38 @@ TEST(Sgemm, RangesAreBitwiseTheWholeCall) {
     }
 }
 
+// M's last M % MR rows take a micro-kernel of their own (aot__micro2_rows
+// with AVX-512): their bits are those the same rows get inside a full tile
+// (M rounded up to 16, the extra rows random), for every tail length, A in
+// place or prepacked, B prepacked or in place, with and without the store's
+// epilogue (bias, residual, relu), K over two KC blocks.
+TEST(Sgemm, TailRowsAreBitwiseRowsOfAFullTile) {
+  REQUIRE_ISA();
+  const int64_t Mf = 16, N = 80, K = 300;  // 80 columns: two panel pairs and a lone panel
+  std::vector<float> a = Random(static_cast<size_t>(Mf * K), 31), b = Random(static_cast<size_t>(K * N), 32);
+  std::vector<float> bias = Random(static_cast<size_t>(Mf), 33), res = Random(static_cast<size_t>(Mf * N), 34);
+  for (int64_t M = AOT_GEMM_MR + 1; M < Mf; ++M)
+    for (bool a_packed : {false, true})
+      for (bool b_packed : {false, true})
+        for (bool epi : {false, true}) {
+          const aot__epilogue ep = {bias.data(), 1, 0, res.data(), N, 1, AOT_ACT_RELU, 0.f, 0.f};
+          std::vector<float> tail(static_cast<size_t>(M * N)), full(static_cast<size_t>(Mf * N));
+          for (int64_t rows : {M, Mf}) {
+            std::vector<float> pa;
+            aot__operand A = {a.data(), K, 1, 0, nullptr};
+            if (a_packed) {
+              pa.resize(static_cast<size_t>(aot__sgemm_packed_a_floats(rows, K)));
+              aot__sgemm_pack_a(rows, K, a.data(), K, 1, pa.data());
+              A = {pa.data(), 0, 0, 1, nullptr};
+            }
+            CallSgemm(rows, N, K, A, b, b_packed, rows == M ? tail.data() : full.data(), N, 1, epi ? &ep : nullptr);
+          }
+          EXPECT_EQ(0, std::memcmp(tail.data(), full.data(), tail.size() * 4))
+              << "M " << M << " a_packed " << a_packed << " b_packed " << b_packed << " epilogue " << epi;
+          if (epi) ExpectGemm(M, N, K, a.data(), K, 1, b.data(), N, &ep, tail.data(), N, 1, "tail rows");
+        }
+}
+
 // `n` floats that end where an unreadable page begins: a kernel reading past
 // an operand's last element faults (what the edge tiles of the in-place
 // reads are for).
