@@ -989,7 +989,7 @@ class CEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::string pb, bdecl;
     if (wd) {
-      bdecl = "const aot__operand B = {(const float*)" + PackedLinearWeight(b, wd, K, N) + ", 0, 0, 1, 0};";
+      bdecl = "const aot__operand B = {(const float*)" + PackedLinearWeight(b, wd, K, N) + ", 0, 0, 1, 0, 0};";
     } else {
       AOT_ASSIGN_OR_RETURN(pb, Ptr(b));
     }
@@ -1003,10 +1003,10 @@ class CEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(const std::string scratch, Scratch(n, lg));
     loops_ << ind << "{\n"
            << ind << "  const aot__operand A = {" << pa << " + " << ao << ", " << ms.am.strides[ra - 2] << ", "
-           << ms.am.strides[ra - 1] << ", 0, 0};\n";
+           << ms.am.strides[ra - 1] << ", 0, 0, 0};\n";
     if (bdecl.empty())
       loops_ << ind << "  const aot__operand B = {" << pb << " + " << bo << ", " << ms.bm.strides[rb - 2] << ", "
-             << ms.bm.strides[rb - 1] << ", 0, 0};\n";
+             << ms.bm.strides[rb - 1] << ", 0, 0, 0};\n";
     else
       loops_ << ind << "  " << bdecl << "\n";
     loops_ << ind << "  const " << ep << "\n";
@@ -1120,7 +1120,9 @@ class CEmitter final : public ElementKernels {
     const int64_t G = ca.groups, cin_g = ws[1], cout_g = ws[0] / G, OHW = ys[2] * ys[3], K = cin_g * ws[2] * ws[3];
     const bool depthwise = lg.depthwise;
     const std::optional<ConvGate> gate = lg.gated ? ConvGateOf(g_, n) : std::nullopt;
-    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(gate ? gate->x : x));  // a gated conv reads the image itself
+    const std::optional<ConvPrologue> pro = lg.prologue ? ConvPrologueOf(g_, n) : std::nullopt;
+    // A gated conv reads the image itself; one with a prologue the batch norm's input.
+    AOT_ASSIGN_OR_RETURN(std::string px, Ptr(gate ? gate->x : pro ? pro->x : x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::string pb;  // the bias, then (GEMM) its group's part
     if (bias) {
@@ -1177,9 +1179,14 @@ class CEmitter final : public ElementKernels {
              << ", " << xst[1] << ", " << xst[2] << ", " << xst[3] << ", " << image << ");\n";
     }
     loops_ << "  for (int64_t g = 0; g < " << G << "; ++g) {\n";
-    loops_ << "    const aot__operand A = {" << a_panels << ", 0, 0, 1, 0};\n";
+    loops_ << "    const aot__operand A = {" << a_panels << ", 0, 0, 1, 0, 0};\n";
+    if (pro) {  // G == 1
+      AOT_ASSIGN_OR_RETURN(std::string ps, Ptr(pro->scale));
+      AOT_ASSIGN_OR_RETURN(std::string psh, Ptr(pro->shift));
+      loops_ << "    const aot__prologue pro = {" << ps << ", " << psh << ", " << (pro->act ? 1 : 0) << "};\n";
+    }
     loops_ << "    const aot__operand B = {" << image << " + g * " << cin_g << " * " << plane << ", "
-           << (pointwise ? plane + ", 1, 0, 0" : "0, 0, 0, &geom") << "};\n";
+           << (pointwise ? plane + ", 1, 0, 0" : "0, 0, 0, &geom") << (pro ? ", &pro" : ", 0") << "};\n";
     loops_ << "    const " << ep << "\n";
     loops_ << "    "
            << SgemmCall(lg,

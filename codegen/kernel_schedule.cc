@@ -100,6 +100,7 @@ std::unordered_set<const Value*> FusedAwayValues(const Graph& g, const CodegenOp
   for (const Value* v : GatedConvProducts(g, o)) f.insert(v);
   for (const Value* v : ConvBandsResults(g, o)) f.insert(v);
   for (const Value* v : LinearBandsResults(g, o)) f.insert(v);
+  for (const Value* v : ConvPrologueResults(g, o)) f.insert(v);
   for (const Node* n : g.nodes())  // the C kernel writes the bags only (and refuses a read of the others)
     if (ClassifyKernel(n) == KernelKind::kEmbeddingBag)
       for (size_t k = 1; k < n->outputs().size(); ++k)

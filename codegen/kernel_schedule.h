@@ -18,7 +18,9 @@ namespace atenaot {
 // Elementwise fusion only (both backends); with options, also what the C
 // backend's kernels fold away with them (gated convolutions' products, the
 // results of convolutions run in bands with their reader: ConvBandsOf; of
-// linears run in bands with the linear reading them: LinearBandsOf) and
+// linears run in bands with the linear reading them: LinearBandsOf; the
+// batch norm and relu a 1x1 convolution applies as it packs its input:
+// ConvPrologueOf) and
 // the results its kernels never write (embedding_bag's offset2bag, bag_size
 // and max_indices when nothing reads them).
 std::unordered_set<const Value*> FusedAwayValues(const Graph& g);

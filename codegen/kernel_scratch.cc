@@ -29,8 +29,14 @@ int64_t MaxParts(const CodegenOptions& o, int64_t macs) {
 void ChooseSplit(LibraryGemm& lg, const CodegenOptions& o, int64_t a_s0, int64_t a_s1, int64_t b_s0, int64_t b_s1,
                  bool b_conv) {
   static const aot__conv_geom kAnyGeom = {};
-  const aot__operand a = {nullptr, a_s0, a_s1, lg.a_packed ? 1 : 0, nullptr},
-                     b = {nullptr, b_s0, b_s1, lg.b_packed ? 1 : 0, b_conv ? &kAnyGeom : nullptr};
+  static const aot__prologue kAnyPrologue = {};
+  const aot__operand a = {nullptr, a_s0, a_s1, lg.a_packed ? 1 : 0, nullptr, nullptr},
+                     b = {nullptr,
+                          b_s0,
+                          b_s1,
+                          lg.b_packed ? 1 : 0,
+                          b_conv ? &kAnyGeom : nullptr,
+                          lg.prologue ? &kAnyPrologue : nullptr};
   lg.packing = aot__sgemm_packing(lg.M, lg.N, lg.K, &a, &b);
   lg.slot_floats = aot__sgemm_scratch_floats(lg.M, lg.N, lg.K, lg.packing);
   const int64_t parts = MaxParts(o, lg.M * lg.N * std::max<int64_t>(lg.K, 1));
@@ -400,6 +406,59 @@ LibraryGemm MatmulGemm(const Graph& g, const MatmulShape& ms, const CodegenOptio
   return lg;
 }
 
+namespace {
+// A per-channel operand of the prologue: f32 [C, 1, 1] or [1, C, 1, 1], contiguous.
+bool PerChannel(const Value* v, int64_t C) {
+  if (!v || v->meta().dtype != DType::kFloat32 || MayBeFused(v) || !v->meta().IsContiguous()) return false;
+  std::vector<int64_t> s = v->meta().sizes;
+  if (s.size() == 4 && s[0] == 1) s.erase(s.begin());
+  return s == std::vector<int64_t>{C, 1, 1};
+}
+}  // namespace
+
+std::optional<ConvPrologue> ConvPrologueOf(const Graph& g, const Node* conv) {
+  (void)g;
+  const Value* r = conv->input(0);
+  const Value* b = BeforeInPlace(r);  // the addcmul's result
+  const Node* add = b ? b->producer() : nullptr;
+  if (!add || add->op().schema.name != "addcmul" || add->outputs().size() != 1 || add->output() != b ||
+      add->args().size() != 4 || add->args()[3].kind != Arg::Kind::kLiteral ||
+      LiteralNumber(add->args()[3].literal) != 1)
+    return std::nullopt;
+  ConvPrologue cp;
+  cp.affine = add;
+  if (!ReadOnceAfterActivation(b, conv, &cp.act) || (cp.act && cp.act->op().schema.name != "relu_"))
+    return std::nullopt;
+  const TensorMeta& rm = r->meta();
+  if (rm.dtype != DType::kFloat32 || rm.sizes.size() != 4) return std::nullopt;
+  // shift + x * scale: x is the product's operand laid out as the conv's input, scale the per-channel one.
+  cp.shift = add->input(0);
+  for (int k = 1; k <= 2 && !cp.x; ++k) {
+    const Value *x = add->input(k), *s = add->input(3 - k);
+    if (x && x->meta().dtype == DType::kFloat32 && x->meta().sizes == rm.sizes && x->meta().strides == rm.strides &&
+        !MayBeFused(x) && PerChannel(s, rm.sizes[1])) {
+      cp.x = x;
+      cp.scale = s;
+    }
+  }
+  if (!cp.x || !PerChannel(cp.shift, rm.sizes[1])) return std::nullopt;
+  // The conv reads them where the addcmul stood.
+  if (!UnwrittenUntil(add, conv, cp.act, cp.x, cp.scale) || !UnwrittenUntil(add, conv, cp.act, cp.shift, nullptr))
+    return std::nullopt;
+  return cp;
+}
+
+std::unordered_set<const Value*> ConvPrologueResults(const Graph& g, const CodegenOptions& o) {
+  std::unordered_set<const Value*> out;
+  for (const Node* n : g.nodes())
+    if (ClassifyKernel(n) == KernelKind::kConv2d && ConvPrologueOf(g, n) && Conv2dGemm(g, n, o).prologue) {
+      const ConvPrologue cp = *ConvPrologueOf(g, n);
+      out.insert(cp.affine->output());
+      if (cp.act) out.insert(cp.act->output());
+    }
+  return out;
+}
+
 LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
   LibraryGemm lg;
   if (!o.kernel_library || o.float_accumulation) return lg;
@@ -449,8 +508,9 @@ LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
   if (ChooseWinograd(lg, o, n, *ca, x->meta().sizes, ws, ys)) return lg;
   lg.a_packed = true;  // the weights, packed at compile time; B is the image (im2col panels)
   lg.pointwise = Pointwise(ws, *ca);
+  lg.prologue = lg.pointwise && G == 1 && ConvPrologueOf(g, n);
   ChooseSplit(lg, o, 0, 0, lg.pointwise ? lg.N : 0, lg.pointwise ? 1 : 0, !lg.pointwise);
-  if (lg.pointwise && G == 1 && 2 * lg.M <= lg.N && ConvGateOf(g, n)) {
+  if (lg.pointwise && !lg.prologue && G == 1 && 2 * lg.M <= lg.N && ConvGateOf(g, n)) {
     lg.gated = true;
     lg.gate_floats = (aot__sgemm_packed_a_floats(lg.M, lg.K) + 15) / 16 * 16;  // the slots stay 64-byte aligned
   }

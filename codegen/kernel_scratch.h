@@ -58,6 +58,9 @@ struct LibraryGemm {
   // downsampling layers): the image gathered into CHW order first, into the
   // first `x_copy_floats` of the scratch (the slots follow).
   int64_t x_copy_floats = 0;
+  // 1x1 conv2d reading relu_(addcmul(shift, x, scale)) (ConvPrologueOf): the
+  // GEMM packs x through the affine map and relu (aot__prologue).
+  bool prologue = false;
   int64_t ScratchBytes() const { return library ? (parts * slot_floats + gate_floats + x_copy_floats) * 4 : 0; }
 };
 
@@ -74,6 +77,28 @@ struct ConvGate {
   const Value* gate = nullptr;  // [N or 1, C, 1, 1]
 };
 std::optional<ConvGate> ConvGateOf(const Graph& g, const Node* conv);
+
+// An eval batch norm and relu in front of a 1x1 convolution that alone reads
+// their result: relu_(addcmul(shift, x, scale, 1)) after FoldBatchNormIntoConv
+// turned the batch norm into addcmul (DenseNet: each layer's and
+// transition's norm and relu of the concatenated features, 2.8 MB of
+// DenseNet-121's 7.2 MB peak). The C backend applies both as the GEMM packs
+// x (aot__prologue), so neither result is stored (FusedAwayValues): x [N,
+// C, H, W] laid out as the convolution's input, scale and shift per
+// channel ([C, 1, 1] or [1, C, 1, 1], contiguous), none of them written
+// between the addcmul and the convolution.
+struct ConvPrologue {
+  const Node* affine = nullptr;  // the addcmul
+  const Node* act = nullptr;     // relu_, or nullptr
+  const Value* x = nullptr;
+  const Value* scale = nullptr;
+  const Value* shift = nullptr;
+};
+// The pattern alone; Conv2dGemm decides whether the library takes it.
+std::optional<ConvPrologue> ConvPrologueOf(const Graph& g, const Node* conv);
+// The values the C backend fuses away with them: each prologue's addcmul
+// result and relu_ result.
+std::unordered_set<const Value*> ConvPrologueResults(const Graph& g, const CodegenOptions& o);
 
 // A convolution whose result only one windowed kernel reads, with at most
 // one in-place activation between them: a max pooling (conv, relu_,

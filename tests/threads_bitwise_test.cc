@@ -225,6 +225,47 @@ TEST(ThreadsBitwise, ChannelsLastConvolutionsRunInTheLibrary) {
   ExpectWithinScale(expected[0], r.outputs[0], 1e-5);
 }
 
+// DenseNet's pattern: an eval batch norm and relu_ of a concatenation read
+// by a 1x1 convolution (and a batch norm alone in front of another, after a
+// second concatenation): the
+// GEMMs apply them as they pack the image (aot__prologue), so no
+// elementwise kernel stores them; bitwise on 1, 2 and 3 threads, and within
+// 1e-5 of eager's scale.
+TEST(ThreadsBitwise, BatchNormReluAppliedAsTheConvolutionPacks) {
+  at::manual_seed(10);
+  const at::Tensor wa = at::randn({16, 24, 3, 3}) * 0.1, w1 = at::randn({32, 40, 1, 1}) * 0.2, b1 = at::randn({32}),
+                   w2 = at::randn({8, 56, 1, 1}) * 0.2;
+  auto bn = [](int64_t c, int seed) {
+    at::manual_seed(seed);
+    return std::vector<at::Tensor>{at::rand({c}) + 0.5, at::randn({c}) * 0.2, at::randn({c}) * 0.5,
+                                   at::rand({c}) + 0.1};
+  };
+  const std::vector<at::Tensor> n1 = bn(40, 11), n2 = bn(56, 12);
+  CppProgram fn = [wa, w1, b1, w2, n1, n2](const std::vector<at::Tensor>& in) -> std::vector<at::Tensor> {
+    const at::Tensor c = at::cat({in[0], at::conv2d(in[0], wa, {}, {1, 1}, {1, 1})}, 1);
+    at::Tensor h = at::batch_norm(c, n1[0], n1[1], n1[2], n1[3], false, 0.1, 1e-5, false);
+    h.relu_();
+    const at::Tensor c2 = at::cat({at::conv2d(h, w1, b1), in[0]}, 1);  // after a cat: no conv absorbs the norm
+    return {at::conv2d(at::batch_norm(c2, n2[0], n2[1], n2[2], n2[3], false, 0.1, 1e-5, false), w2)};
+  };
+  std::vector<at::Tensor> inputs = {at::randn({2, 24, 20, 18})};
+  auto g = TraceCpp(fn, inputs, LiveOpTable());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const std::vector<at::Tensor> expected = fn(inputs);
+  CompiledRun r =
+      CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_prologue", "-Wall -Wextra -Werror", false, {1, 2, 3});
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(std::regex_search(r.source, std::regex(R"(const aot__prologue pro = \{[^;]*, 1\};)")))
+      << "no batch norm and relu in a packing: the test proves nothing";
+  EXPECT_TRUE(std::regex_search(r.source, std::regex(R"(const aot__prologue pro = \{[^;]*, 0\};)")))
+      << "no batch norm alone in a packing";
+  EXPECT_EQ(r.source.find("aten::addcmul"), std::string::npos) << "a batch norm still ran as its own kernel";
+  EXPECT_TRUE(SplitsGemm(r.source, true)) << "no GEMM was split: the test would prove less";
+  ExpectRunsBitwiseEqual(r);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  ExpectWithinScale(expected[0], r.outputs[0], 1e-5);
+}
+
 // Without threads (`compile --embedded`, or threads off) the source has no
 // thread code, and each GEMM plans one scratch slot.
 TEST(ThreadsBitwise, NoThreadCodeWithoutThreads) {

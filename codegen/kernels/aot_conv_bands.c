@@ -104,7 +104,7 @@ AOT_KAPI int64_t aot__conv_band_scratch_floats(const aot__conv_geom* cg, const a
                                                int64_t M, int64_t K, int64_t chunks) {
   const aot__band_plan p = aot__band_plan_of(cg, qg, reader, M);
   const int64_t n = p.crows * cg->OW;
-  const aot__operand A = {0, 0, 0, 1, 0}, B = {0, cg->H * cg->W, 1, 0, 0};
+  const aot__operand A = {0, 0, 0, 1, 0, 0}, B = {0, cg->H * cg->W, 1, 0, 0, 0};
   int64_t most = 0;
   for (int64_t k = 0; k < chunks; ++k) {
     int64_t c0, c1;
@@ -128,7 +128,7 @@ static void aot__conv_band_chunk(const aot__band_plan* pp, const aot__conv_geom*
   const int64_t OW = cg->OW, cs = p.crows * OW, mc = c1 - c0; /* cs: the band's channel stride */
   float* band = scratch;
   float* gemm_scratch = scratch + aot__chunk_band_floats(&p, cg, mc);
-  const aot__operand A = {a, (M + AOT_GEMM_MR - 1) / AOT_GEMM_MR * AOT_GEMM_MR, c0, 1, 0};
+  const aot__operand A = {a, (M + AOT_GEMM_MR - 1) / AOT_GEMM_MR * AOT_GEMM_MR, c0, 1, 0, 0};
   aot__epilogue e1, e2;
   if (ep) {
     e1 = *ep;
@@ -160,8 +160,8 @@ static void aot__conv_band_chunk(const aot__band_plan* pp, const aot__conv_geom*
       aot__conv_geom sub = *cg;
       sub.PH = cg->PH - first * cg->SH;
       sub.OH = rows;
-      const aot__operand B = aot__band_pointwise(cg) ? (aot__operand){x + first * cg->W, cg->H * cg->W, 1, 0, 0}
-                                                     : (aot__operand){x, 0, 0, 0, &sub};
+      const aot__operand B = aot__band_pointwise(cg) ? (aot__operand){x + first * cg->W, cg->H * cg->W, 1, 0, 0, 0}
+                                                     : (aot__operand){x, 0, 0, 0, &sub, 0};
       aot__sgemm(mc, rows * OW, K, &A, &B, band + keep * OW, cs, 1, ep ? &e1 : 0, gemm_scratch);
     }
     have0 = r0;

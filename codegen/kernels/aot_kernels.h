@@ -76,16 +76,28 @@ typedef struct aot__conv_geom {
   int64_t C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW;
 } aot__conv_geom;
 
+/* A B operand's elements taken as v = shift[k] + B[k, n] * scale[k], then
+ * relu(v) where relu is set, as the operand is packed: an eval batch norm
+ * and relu in front of a 1x1 convolution (DenseNet's layers), rounded as
+ * the elementwise kernel they replace rounds them, so that kernel's result
+ * (the size of the convolution's input) is never stored. */
+typedef struct aot__prologue {
+  const float* scale;
+  const float* shift;
+  int relu;
+} aot__prologue;
+
 /* A GEMM operand: element (i, j) at p[i*s0 + j*s1]; or, with packed set, p
  * holds the whole matrix in the packed layout (aot__sgemm_pack_a/_b; for A
  * with s0 > 0: rows [s1, s1 + M) of a packing made for s0 rows, s1 a
  * multiple of AOT_GEMM_MR); or, for B only, conv set: p is the image conv
- * describes. */
+ * describes. A B with pro set (not packed, no conv) is always packed. */
 typedef struct aot__operand {
   const float* p;
   int64_t s0, s1;
   int packed;
   const aot__conv_geom* conv;
+  const aot__prologue* pro;
 } aot__operand;
 
 /* act(v) as the epilogue defines it, for one element. */

@@ -36,10 +36,10 @@ AOT_KAPI void aot__linear_band_range(int64_t M, int64_t K1, int64_t N1, int64_t 
                                      int64_t x_m, const float* w1, const aot__epilogue* ep1, const float* w2, float* y,
                                      int64_t y_m, const aot__epilogue* ep2, float* scratch, int64_t b0, int64_t b1) {
   const int64_t nb = aot__linear_bands(M, band);
-  const aot__operand B1 = {w1, 0, 0, 1, 0}, B2 = {w2, 0, 0, 1, 0}, A2 = {scratch, N1, 1, 0, 0};
+  const aot__operand B1 = {w1, 0, 0, 1, 0, 0}, B2 = {w2, 0, 0, 1, 0, 0}, A2 = {scratch, N1, 1, 0, 0, 0};
   for (int64_t b = b0; b < b1; ++b) {
     const int64_t r0 = b * band, rows = (b + 1 == nb ? M : r0 + band) - r0;
-    const aot__operand A1 = {x + r0 * x_m, x_m, 1, 0, 0};
+    const aot__operand A1 = {x + r0 * x_m, x_m, 1, 0, 0, 0};
     /* The epilogues' row-strided operands start at the band's first row. */
     aot__epilogue e1 = *ep1, e2 = *ep2;
     if (e1.bias) e1.bias += r0 * e1.bias_m;

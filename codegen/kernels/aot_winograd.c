@@ -291,8 +291,8 @@ AOT__KINLINE void aot__wino_blocks_m(const int m, const aot__conv_geom* g, int64
     for (int64_t m0 = 0; m0 < M; m0 += MB) {
       const int64_t mb = M - m0 < MB ? M - m0 : MB;
       for (int64_t xi = 0; xi < a2; ++xi) {
-        const aot__operand A = {u + xi * p.packed_a + m0 * C, 0, 0, 1, 0}; /* m0: a multiple of MR */
-        const aot__operand B = {V + xi * C * NS, NS, 1, 0, 0};
+        const aot__operand A = {u + xi * p.packed_a + m0 * C, 0, 0, 1, 0, 0}; /* m0: a multiple of MR */
+        const aot__operand B = {V + xi * C * NS, NS, 1, 0, 0, 0};
         float* rx = R + xi * MB * NS;
         aot__sgemm(mb, nt, C, &A, &B, rx, NS, 1, 0, 0);
         for (int64_t o = 0; o < mb; ++o) memset(rx + o * NS + nt, 0, sizeof(float) * (size_t)(NS - nt));

@@ -344,6 +344,54 @@ TEST(Sgemm, TailRowsAreBitwiseRowsOfAFullTile) {
         }
 }
 
+// A B operand with a prologue (aot__prologue: shift + x scale per row k,
+// then relu or not) gives the bits of the GEMM of the transformed matrix
+// (rounded as the elementwise kernel rounds it: a product, then a sum, no
+// fused multiply-add), for edge columns, K over two KC blocks, NaN and
+// negative zero among the inputs, A prepacked or read in place, every
+// column and row range.
+TEST(Sgemm, PrologueIsTheGemmOfTheTransformedOperand) {
+  REQUIRE_ISA();
+  const int64_t M = 20, N = 70, K = 300;
+  std::vector<float> a = Random(static_cast<size_t>(M * K), 41), x = Random(static_cast<size_t>(K * N), 42);
+  std::vector<float> scale = Random(static_cast<size_t>(K), 43), shift = Random(static_cast<size_t>(K), 44);
+  x[5] = NAN;
+  x[N + 3] = -0.f;
+  shift[1] = 0.f;
+  std::vector<float> pa(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
+  aot__sgemm_pack_a(M, K, a.data(), K, 1, pa.data());
+  for (int relu : {0, 1})
+    for (bool a_packed : {false, true}) {
+      std::vector<float> t(x.size());
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t n = 0; n < N; ++n) {
+          volatile float prod = x[k * N + n] * scale[k];  // rounded on its own, as the fused loop rounds it
+          const float v = shift[k] + prod;
+          t[k * N + n] = relu && !(v > 0) && v == v ? 0.f : v;
+        }
+      const aot__prologue pro = {scale.data(), shift.data(), relu};
+      const aot__operand A = a_packed ? aot__operand{pa.data(), 0, 0, 1, nullptr, nullptr}
+                                      : aot__operand{a.data(), K, 1, 0, nullptr, nullptr};
+      const aot__operand B = {x.data(), N, 1, 0, nullptr, &pro}, T = {t.data(), N, 1, 0, nullptr, nullptr};
+      EXPECT_EQ(AOT_GEMM_PACK_B, aot__sgemm_packing(M, N, K, &A, &B) & AOT_GEMM_PACK_B);
+      const int64_t slot = aot__sgemm_scratch_floats(M, N, K, aot__sgemm_packing(M, N, K, &A, &B)) + 16;
+      std::vector<float> scratch(static_cast<size_t>(slot)), want(static_cast<size_t>(M * N)), got(want.size(), NAN),
+          parts(want.size(), NAN);
+      std::vector<float> ts(
+          static_cast<size_t>(aot__sgemm_scratch_floats(M, N, K, aot__sgemm_packing(M, N, K, &A, &T))) + 16);
+      aot__sgemm(M, N, K, &A, &T, want.data(), N, 1, nullptr, Aligned64(ts));
+      aot__sgemm(M, N, K, &A, &B, got.data(), N, 1, nullptr, Aligned64(scratch));
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * 4))
+          << "relu " << relu << " a_packed " << a_packed;
+      const int64_t col_cuts[] = {0, 32, 64, N};
+      for (int i = 0; i < 3; ++i)
+        for (int64_t m0 : {int64_t{0}, int64_t{8}})
+          aot__sgemm_range(M, N, K, &A, &B, parts.data(), N, 1, nullptr, Aligned64(scratch), m0, m0 ? M : 8,
+                           col_cuts[i], col_cuts[i + 1]);
+      EXPECT_EQ(0, std::memcmp(want.data(), parts.data(), want.size() * 4)) << "ranges, relu " << relu;
+    }
+}
+
 // `n` floats that end where an unreadable page begins: a kernel reading past
 // an operand's last element faults (what the edge tiles of the in-place
 // reads are for).
