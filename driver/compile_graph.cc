@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "codegen/embedding_mean_bag.h"
 #include "codegen/fold_batch_norm.h"
 #include "codegen/fold_weight_views.h"
 #include "codegen/inplace_cat.h"
@@ -41,6 +42,8 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
   AOT_RETURN_IF_ERROR(RunPasses(g, passes, ops, popts));
   AOT_RETURN_IF_ERROR(Timed(popts, "annotate", [&] { return annotate(g); }));  // the sample run
   Timed(popts, "fold batch_norm", [&] { return FoldBatchNormIntoConv(g, ops); });
+  if (kernels.kernel_library)  // the C backend's (CUDA has no embedding_bag kernel)
+    Timed(popts, "embedding mean to bag", [&] { return EmbeddingMeanToBag(g, ops); });
   Timed(popts, "fold weight views", [&] { return FoldWeightViews(g); });
   CodegenOptions kopts = kernels;
   std::unordered_set<const Value*> fused;
