@@ -1148,7 +1148,7 @@ class CEmitter final : public ElementKernels {
     const int64_t per_group = aot__sgemm_packed_a_floats(cout_g, K);
     const std::string& sym = PackedConvWeights(w, G, cout_g, K);
     if (bias) pb += " + g * " + std::to_string(cout_g * bias->meta().strides[0]);
-    const bool pointwise = lg.pointwise;  // B is the image itself
+    const bool pointwise = lg.pointwise && !lg.in_place;  // B is the image itself (in place: packed panels)
     const std::string plane = std::to_string(xs[2] * xs[3]);
     // The result through its strides: channel m at c_m, pixel n (its H and W collapsed) at c_n.
     const std::vector<int64_t>& yst = y->meta().strides;

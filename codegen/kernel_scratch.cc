@@ -407,6 +407,23 @@ LibraryGemm MatmulGemm(const Graph& g, const MatmulShape& ms, const CodegenOptio
 }
 
 namespace {
+// Whether conv n's input is a node's result no later node reads and no graph
+// output shares: its buffer may die at n (the planner has the last word).
+bool InputDiesAt(const Graph& g, const Node* n) {
+  const Value* x = n->input(0);
+  if (!x || !x->producer()) return false;
+  for (const Value* v : g.outputs())
+    if (v->meta().storage == x->meta().storage) return false;
+  std::unordered_set<const Node*> before;
+  for (const Node* m : g.nodes()) {
+    if (m == n) break;
+    before.insert(m);
+  }
+  for (const Use& u : x->uses())
+    if (!u.user || (u.user != n && !before.count(u.user))) return false;
+  return true;
+}
+
 // A per-channel operand of the prologue: f32 [C, 1, 1] or [1, C, 1, 1], contiguous.
 bool PerChannel(const Value* v, int64_t C) {
   if (!v || v->meta().dtype != DType::kFloat32 || MayBeFused(v) || !v->meta().IsContiguous()) return false;
@@ -446,6 +463,14 @@ std::optional<ConvPrologue> ConvPrologueOf(const Graph& g, const Node* conv) {
   if (!UnwrittenUntil(add, conv, cp.act, cp.x, cp.scale) || !UnwrittenUntil(add, conv, cp.act, cp.shift, nullptr))
     return std::nullopt;
   return cp;
+}
+
+ReusePairs ConvInPlacePairs(const Graph& g, const CodegenOptions& o) {
+  ReusePairs out;
+  for (const Node* n : g.nodes())
+    if (ClassifyKernel(n) == KernelKind::kConv2d && Conv2dGemm(g, n, o).in_place)
+      out.push_back({n->output(), n->input(0)});
+  return out;
 }
 
 std::unordered_set<const Value*> ConvPrologueResults(const Graph& g, const CodegenOptions& o) {
@@ -509,7 +534,13 @@ LibraryGemm Conv2dGemm(const Graph& g, const Node* n, const CodegenOptions& o) {
   lg.a_packed = true;  // the weights, packed at compile time; B is the image (im2col panels)
   lg.pointwise = Pointwise(ws, *ca);
   lg.prologue = lg.pointwise && G == 1 && ConvPrologueOf(g, n);
-  ChooseSplit(lg, o, 0, 0, lg.pointwise ? lg.N : 0, lg.pointwise ? 1 : 0, !lg.pointwise);
+  lg.in_place = lg.pointwise && !lg.prologue && G == 1 && lg.M == lg.K && lg.K <= AOT_GEMM_KC && InputDiesAt(g, n) &&
+                !ConvGateOf(g, n);
+  if (lg.in_place) {
+    ChooseSplit(lg, o, 0, 0, 0, 0, true);
+    lg.in_place = lg.split_n || lg.parts == 1;  // row parts would overwrite columns another part still reads
+  }
+  if (!lg.in_place) ChooseSplit(lg, o, 0, 0, lg.pointwise ? lg.N : 0, lg.pointwise ? 1 : 0, !lg.pointwise);
   if (lg.pointwise && !lg.prologue && G == 1 && 2 * lg.M <= lg.N && ConvGateOf(g, n)) {
     lg.gated = true;
     lg.gate_floats = (aot__sgemm_packed_a_floats(lg.M, lg.K) + 15) / 16 * 16;  // the slots stay 64-byte aligned

@@ -61,6 +61,11 @@ struct LibraryGemm {
   // 1x1 conv2d reading relu_(addcmul(shift, x, scale)) (ConvPrologueOf): the
   // GEMM packs x through the affine map and relu (aot__prologue).
   bool prologue = false;
+  // 1x1 conv2d with as many output channels as input channels whose input
+  // dies at it (ConvInPlacePairs): B packed through the conv geometry (K <=
+  // KC: each block of columns packed whole before its results are stored,
+  // split by columns only), so the result may take over the input's buffer.
+  bool in_place = false;
   int64_t ScratchBytes() const { return library ? (parts * slot_floats + gate_floats + x_copy_floats) * 4 : 0; }
 };
 
@@ -96,6 +101,10 @@ struct ConvPrologue {
 };
 // The pattern alone; Conv2dGemm decides whether the library takes it.
 std::optional<ConvPrologue> ConvPrologueOf(const Graph& g, const Node* conv);
+// (result, input) pairs of the convolutions that may write their result over
+// their input (LibraryGemm::in_place): add them to KernelReusePairs'.
+ReusePairs ConvInPlacePairs(const Graph& g, const CodegenOptions& o);
+
 // The values the C backend fuses away with them: each prologue's addcmul
 // result and relu_ result.
 std::unordered_set<const Value*> ConvPrologueResults(const Graph& g, const CodegenOptions& o);

@@ -52,6 +52,7 @@ StatusOr<MemoryPlan> PlanForCodegen(Graph& g, const OpTable& ops, const std::fun
   auto fuse = [&] {
     fused = FusedAwayValues(g, kopts);  // what the C kernels fold away with these options too
     reuse = KernelReusePairs(g, fused);
+    for (const auto& p : ConvInPlacePairs(g, kopts)) reuse.push_back(p);
     // Which node holds a kernel's scratch depends on the order too: a
     // convolution runs in bands at its reader's step only where nothing
     // between them writes its input (ConvBandsOf).

@@ -730,6 +730,38 @@ TEST(Conv, Im2colPanelsAreBitwiseTheExplicitIm2colGemm) {
 // activation. Error bound relative to each element's sum of |terms| (the
 // scale): 8e-6 at m = 2 as for the direct kernels; at m = 4 the transforms'
 // entries (up to 8, and 1/24 in G) cost about 3 more bits: 6.4e-5.
+// A 1x1 convolution with K = M <= KC through im2col panels may write its
+// result over its image (LibraryGemm::in_place): each block of columns is
+// packed whole before its results are stored, and no other block reads
+// those columns. Bitwise the out-of-place result, whole and in column
+// ranges (as threads split it), with a bias and relu in the store, over
+// several column blocks and a narrow tail.
+TEST(Conv, PointwisePanelsMayOverwriteTheirImage) {
+  REQUIRE_ISA();
+  for (int64_t C : {16, 200}) {
+    const aot__conv_geom g = Geom(C, 30, 25, 1, 1, 1, 0, 1);
+    const int64_t N = g.OH * g.OW;
+    std::vector<float> x = Random(static_cast<size_t>(C * N), 51), w = Random(static_cast<size_t>(C * C), 52),
+                       bias = Random(static_cast<size_t>(C), 53);
+    std::vector<float> pw(static_cast<size_t>(aot__sgemm_packed_a_floats(C, C)));
+    aot__sgemm_pack_a(C, C, w.data(), C, 1, pw.data());
+    const aot__epilogue ep = {bias.data(), 1, 0, nullptr, 0, 0, AOT_ACT_RELU, 0.f, 0.f};
+    const aot__operand A = {pw.data(), 0, 0, 1, nullptr, nullptr};
+    const aot__operand B = {x.data(), 0, 0, 0, &g, nullptr};
+    std::vector<float> scratch(static_cast<size_t>(aot__sgemm_scratch_floats(C, N, C, AOT_GEMM_PACK_B)) + 16);
+    std::vector<float> want(x.size());
+    aot__sgemm(C, N, C, &A, &B, want.data(), N, 1, &ep, Aligned64(scratch));
+    std::vector<float> whole = x, parts = x;
+    const aot__operand Bw = {whole.data(), 0, 0, 0, &g, nullptr}, Bp = {parts.data(), 0, 0, 0, &g, nullptr};
+    aot__sgemm(C, N, C, &A, &Bw, whole.data(), N, 1, &ep, Aligned64(scratch));
+    const int64_t cuts[] = {0, 96, 320, 704, N};
+    for (int i = 0; i < 4; ++i)
+      aot__sgemm_range(C, N, C, &A, &Bp, parts.data(), N, 1, &ep, Aligned64(scratch), 0, C, cuts[i], cuts[i + 1]);
+    EXPECT_EQ(0, std::memcmp(want.data(), whole.data(), want.size() * 4)) << "C " << C;
+    EXPECT_EQ(0, std::memcmp(want.data(), parts.data(), want.size() * 4)) << "C " << C << ", column ranges";
+  }
+}
+
 TEST(Conv, WinogradMatchesNaive) {
   REQUIRE_ISA();
   struct C {
