@@ -414,13 +414,11 @@ bool InputDiesAt(const Graph& g, const Node* n) {
   if (!x || !x->producer()) return false;
   for (const Value* v : g.outputs())
     if (v->meta().storage == x->meta().storage) return false;
-  std::unordered_set<const Node*> before;
-  for (const Node* m : g.nodes()) {
-    if (m == n) break;
-    before.insert(m);
-  }
   for (const Use& u : x->uses())
-    if (!u.user || (u.user != n && !before.count(u.user))) return false;
+    if (!u.user) return false;
+  for (const Node* m = n->next(); m; m = m->next())
+    for (const Use& u : x->uses())
+      if (u.user == m) return false;
   return true;
 }
 
@@ -475,12 +473,14 @@ ReusePairs ConvInPlacePairs(const Graph& g, const CodegenOptions& o) {
 
 std::unordered_set<const Value*> ConvPrologueResults(const Graph& g, const CodegenOptions& o) {
   std::unordered_set<const Value*> out;
-  for (const Node* n : g.nodes())
-    if (ClassifyKernel(n) == KernelKind::kConv2d && ConvPrologueOf(g, n) && Conv2dGemm(g, n, o).prologue) {
-      const ConvPrologue cp = *ConvPrologueOf(g, n);
-      out.insert(cp.affine->output());
-      if (cp.act) out.insert(cp.act->output());
-    }
+  for (const Node* n : g.nodes()) {
+    if (ClassifyKernel(n) != KernelKind::kConv2d) continue;
+    // The pattern first (most convolutions fail it), then the library's decision.
+    const std::optional<ConvPrologue> cp = ConvPrologueOf(g, n);
+    if (!cp || !Conv2dGemm(g, n, o).prologue) continue;
+    out.insert(cp->affine->output());
+    if (cp->act) out.insert(cp->act->output());
+  }
   return out;
 }
 

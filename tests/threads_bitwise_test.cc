@@ -52,6 +52,22 @@ void ExpectRunsBitwiseEqual(const CompiledRun& r) {
   }
 }
 
+// fn traced on `inputs` and compiled into threads_NAME with every kernel
+// split (tiny grain), run on 1, 2 and 3 threads (r.error: why not); eager's
+// outputs of the same inputs in *expected.
+CompiledRun TraceAndRun(const CppProgram& fn, std::vector<at::Tensor>& inputs, const std::string& name,
+                        std::vector<at::Tensor>* expected, int winograd = 2) {
+  auto g = TraceCpp(fn, inputs, LiveOpTable());
+  if (!g.ok()) {
+    CompiledRun r;
+    r.error = "tracing failed: " + g.status().ToString();
+    return r;
+  }
+  *expected = fn(inputs);
+  return CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_" + name, "-Wall -Wextra -Werror", false,
+                       {1, 2, 3}, winograd);
+}
+
 // The examples' CNN and MLP: their convolutions and linears split by columns.
 void RunExample(const std::string& name) {
   const fs::path dir = fs::path("examples") / name;
@@ -82,11 +98,8 @@ TEST(ThreadsBitwise, ConvSplitByRows) {
     return {at::relu(at::conv2d(in[0], w, b, {1, 1}, {1, 1}))};
   };
   std::vector<at::Tensor> inputs = {at::randn({2, 16, 4, 4})};
-  auto g = TraceCpp(fn, inputs, LiveOpTable());
-  ASSERT_TRUE(g.ok()) << g.status().ToString();
-  const std::vector<at::Tensor> expected = fn(inputs);
-  CompiledRun r =
-      CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_rows", "-Wall -Wextra -Werror", false, {1, 2, 3});
+  std::vector<at::Tensor> expected;
+  CompiledRun r = TraceAndRun(fn, inputs, "rows", &expected);
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(SplitsGemm(r.source, false)) << "no GEMM was split by rows";
   ExpectRunsBitwiseEqual(r);
@@ -114,11 +127,8 @@ TEST(ThreadsBitwise, WinogradSplitByTileRows) {
   for (int m : {2, 4}) {
     SCOPED_TRACE("F(" + std::to_string(m) + "x" + std::to_string(m) + ", 3x3)");
     std::vector<at::Tensor> inputs = {at::randn({2, 64, 30, 29}), at::randn({2, 64, 28, 31})};
-    auto g = TraceCpp(fn, inputs, LiveOpTable());
-    ASSERT_TRUE(g.ok()) << g.status().ToString();
-    const std::vector<at::Tensor> expected = fn(inputs);
-    CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_winograd" + std::to_string(m),
-                                  "-Wall -Wextra -Werror", false, {1, 2, 3}, m);
+    std::vector<at::Tensor> expected;
+    CompiledRun r = TraceAndRun(fn, inputs, "winograd" + std::to_string(m), &expected, m);
     ASSERT_EQ(r.error, "");
     const std::string call = "aot__wino_mt(" + std::to_string(m) + ", &geom";
     size_t calls = 0;
@@ -145,11 +155,8 @@ TEST(ThreadsBitwise, DepthwiseSplitByChannels) {
     return {at::silu(c)};
   };
   std::vector<at::Tensor> inputs = {at::randn({2, 24, 23, 23})};
-  auto g = TraceCpp(fn, inputs, LiveOpTable());
-  ASSERT_TRUE(g.ok()) << g.status().ToString();
-  const std::vector<at::Tensor> expected = fn(inputs);
-  CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_depthwise", "-Wall -Wextra -Werror",
-                                false, {1, 2, 3});
+  std::vector<at::Tensor> expected;
+  CompiledRun r = TraceAndRun(fn, inputs, "depthwise", &expected);
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(std::regex_search(r.source, std::regex(R"(aot__parallel_for\([^;]*_part)")) &&
               r.source.find("aot__conv2d_depthwise_range(&geom") != std::string::npos)
@@ -173,11 +180,8 @@ TEST(ThreadsBitwise, OneBandPairsSplitByChannelChunks) {
     return {d, at::max_pool2d(c, {3, 3}, {2, 2}, {1, 1})};
   };
   std::vector<at::Tensor> inputs = {at::randn({2, 16, 14, 14})};
-  auto g = TraceCpp(fn, inputs, LiveOpTable());
-  ASSERT_TRUE(g.ok()) << g.status().ToString();
-  const std::vector<at::Tensor> expected = fn(inputs);
-  CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_band_chunks", "-Wall -Wextra -Werror",
-                                false, {1, 2, 3});
+  std::vector<at::Tensor> expected;
+  CompiledRun r = TraceAndRun(fn, inputs, "band_chunks", &expected);
   ASSERT_EQ(r.error, "");
   EXPECT_NE(r.source.find("aot__conv_band_mt(&cgeom, &qgeom, AOT_BAND_DEPTHWISE, 44, 16, 2,"), std::string::npos)
       << "the expansion and depthwise pair did not split into two channel chunks";
@@ -206,13 +210,10 @@ TEST(ThreadsBitwise, ChannelsLastConvolutionsRunInTheLibrary) {
     return {at::conv2d(e, w2) + in[1].permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2})};
   };
   std::vector<at::Tensor> inputs = {at::randn({2, 24, 30, 26}), at::randn({2, 36, 15, 13})};
-  auto g = TraceCpp(fn, inputs, LiveOpTable());
-  ASSERT_TRUE(g.ok()) << g.status().ToString();
-  const std::vector<at::Tensor> expected = fn(inputs);
-  ASSERT_FALSE(expected[0].is_contiguous()) << "LibTorch's result is no longer channels-last: the test proves less";
-  CompiledRun r = CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_channels_last", "-Wall -Wextra -Werror",
-                                false, {1, 2, 3});
+  std::vector<at::Tensor> expected;
+  CompiledRun r = TraceAndRun(fn, inputs, "channels_last", &expected);
   ASSERT_EQ(r.error, "");
+  ASSERT_FALSE(expected[0].is_contiguous()) << "LibTorch's result is no longer channels-last: the test proves less";
   EXPECT_NE(r.source.find("aot__gather_chw(24, 30, 26, "), std::string::npos) << "the image was not gathered";
   size_t gemms = 0;
   for (size_t at = r.source.find("aot__sgemm"); at != std::string::npos; at = r.source.find("aot__sgemm", at + 1))
@@ -249,11 +250,8 @@ TEST(ThreadsBitwise, BatchNormReluAppliedAsTheConvolutionPacks) {
     return {at::conv2d(at::batch_norm(c2, n2[0], n2[1], n2[2], n2[3], false, 0.1, 1e-5, false), w2)};
   };
   std::vector<at::Tensor> inputs = {at::randn({2, 24, 20, 18})};
-  auto g = TraceCpp(fn, inputs, LiveOpTable());
-  ASSERT_TRUE(g.ok()) << g.status().ToString();
-  const std::vector<at::Tensor> expected = fn(inputs);
-  CompiledRun r =
-      CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_prologue", "-Wall -Wextra -Werror", false, {1, 2, 3});
+  std::vector<at::Tensor> expected;
+  CompiledRun r = TraceAndRun(fn, inputs, "prologue", &expected);
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(std::regex_search(r.source, std::regex(R"(const aot__prologue pro = \{[^;]*, 1\};)")))
       << "no batch norm and relu in a packing: the test proves nothing";
@@ -278,11 +276,8 @@ TEST(ThreadsBitwise, PointwiseConvolutionOverItsInput) {
     return {at::conv2d(at::relu(at::conv2d(t, wp, bp)), wb, {}, {2, 2}, {1, 1})};
   };
   std::vector<at::Tensor> inputs = {at::randn({2, 24, 20, 18})};
-  auto g = TraceCpp(fn, inputs, LiveOpTable());
-  ASSERT_TRUE(g.ok()) << g.status().ToString();
-  const std::vector<at::Tensor> expected = fn(inputs);
-  CompiledRun r =
-      CompileAndRun(**g, inputs, ::testing::TempDir() + "/threads_in_place", "-Wall -Wextra -Werror", false, {1, 2, 3});
+  std::vector<at::Tensor> expected;
+  CompiledRun r = TraceAndRun(fn, inputs, "in_place", &expected);
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(std::regex_search(
       r.source, std::regex(R"(float\* const p[0-9]+ = \(float\*\)\(\(arena \+ ([0-9]+)\) \+ 0\);\n  float\* const )"

@@ -106,6 +106,16 @@ void ExpectGemm(int64_t M, int64_t N, int64_t K, const float* a, int64_t a_m, in
   ExpectNear(got, want, scale, what);
 }
 
+// A (M x K, element (m, k) at a[m*a_m + k*a_k]) as an operand: read in
+// place, or prepacked into *storage with `packed`.
+aot__operand OperandA(int64_t M, int64_t K, const std::vector<float>& a, int64_t a_m, int64_t a_k, bool packed,
+                      std::vector<float>* storage) {
+  if (!packed) return {a.data(), a_m, a_k, 0, nullptr, nullptr};
+  storage->resize(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
+  aot__sgemm_pack_a(M, K, a.data(), a_m, a_k, storage->data());
+  return {storage->data(), 0, 0, 1, nullptr, nullptr};
+}
+
 // aot__sgemm of A and a row-major B [K, N] (prepacked first with b_packed)
 // into c, with the scratch the call asks for.
 void CallSgemm(int64_t M, int64_t N, int64_t K, const aot__operand& A, const std::vector<float>& b, bool b_packed,
@@ -155,12 +165,7 @@ void RunGemm(const GemmCase& t) {
     ep.res_n = 1;
   }
   std::vector<float> pa;
-  aot__operand A = {a.data(), a_m, a_k, 0, nullptr};
-  if (t.a_packed) {
-    pa.resize(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
-    aot__sgemm_pack_a(M, K, a.data(), a_m, a_k, pa.data());
-    A = {pa.data(), 0, 0, 1, nullptr};
-  }
+  const aot__operand A = OperandA(M, K, a, a_m, a_k, t.a_packed, &pa);
   std::vector<float> c(static_cast<size_t>(M * N), NAN);
   CallSgemm(M, N, K, A, b, t.b_packed, c.data(), c_m, c_n, &ep);
   ExpectGemm(M, N, K, a.data(), a_m, a_k, b.data(), N, &ep, c.data(), c_m, c_n,
@@ -330,12 +335,7 @@ TEST(Sgemm, TailRowsAreBitwiseRowsOfAFullTile) {
           std::vector<float> tail(static_cast<size_t>(M * N)), full(static_cast<size_t>(Mf * N));
           for (int64_t rows : {M, Mf}) {
             std::vector<float> pa;
-            aot__operand A = {a.data(), K, 1, 0, nullptr};
-            if (a_packed) {
-              pa.resize(static_cast<size_t>(aot__sgemm_packed_a_floats(rows, K)));
-              aot__sgemm_pack_a(rows, K, a.data(), K, 1, pa.data());
-              A = {pa.data(), 0, 0, 1, nullptr};
-            }
+            const aot__operand A = OperandA(rows, K, a, K, 1, a_packed, &pa);
             CallSgemm(rows, N, K, A, b, b_packed, rows == M ? tail.data() : full.data(), N, 1, epi ? &ep : nullptr);
           }
           EXPECT_EQ(0, std::memcmp(tail.data(), full.data(), tail.size() * 4))
@@ -358,8 +358,6 @@ TEST(Sgemm, PrologueIsTheGemmOfTheTransformedOperand) {
   x[5] = NAN;
   x[N + 3] = -0.f;
   shift[1] = 0.f;
-  std::vector<float> pa(static_cast<size_t>(aot__sgemm_packed_a_floats(M, K)));
-  aot__sgemm_pack_a(M, K, a.data(), K, 1, pa.data());
   for (int relu : {0, 1})
     for (bool a_packed : {false, true}) {
       std::vector<float> t(x.size());
@@ -370,8 +368,8 @@ TEST(Sgemm, PrologueIsTheGemmOfTheTransformedOperand) {
           t[k * N + n] = relu && !(v > 0) && v == v ? 0.f : v;
         }
       const aot__prologue pro = {scale.data(), shift.data(), relu};
-      const aot__operand A = a_packed ? aot__operand{pa.data(), 0, 0, 1, nullptr, nullptr}
-                                      : aot__operand{a.data(), K, 1, 0, nullptr, nullptr};
+      std::vector<float> pa;
+      const aot__operand A = OperandA(M, K, a, K, 1, a_packed, &pa);
       const aot__operand B = {x.data(), N, 1, 0, nullptr, &pro}, T = {t.data(), N, 1, 0, nullptr, nullptr};
       EXPECT_EQ(AOT_GEMM_PACK_B, aot__sgemm_packing(M, N, K, &A, &B) & AOT_GEMM_PACK_B);
       const int64_t slot = aot__sgemm_scratch_floats(M, N, K, aot__sgemm_packing(M, N, K, &A, &B)) + 16;
