@@ -47,6 +47,7 @@ extern "C" {
 #define AOT_GEMM_MC 128
 #define AOT_GEMM_NC 512
 #define AOT_GEMM_NC_PACK 256
+#define AOT_GEMM_STREAM_BYTES (1 << 20) /* prefetch B ahead of matrix-vector products above this (aot_gemm.c) */
 
 enum {
   AOT_ACT_NONE = 0,

@@ -174,8 +174,18 @@ void RunGemm(const GemmCase& t) {
 
 TEST(Sgemm, AwkwardShapesAndOperandForms) {
   REQUIRE_ISA();
-  const int64_t shapes[][3] = {{1, 1, 1},       {7, 13, 5},     {8, 16, 256}, {9, 17, 257},  {8, 33, 3},
-                               {130, 530, 600}, {64, 49, 1000}, {3, 700, 40}, {129, 15, 513}};
+  const int64_t shapes[][3] = {{1, 1, 1},
+                               {7, 13, 5},
+                               {8, 16, 256},
+                               {9, 17, 257},
+                               {8, 33, 3},
+                               {130, 530, 600},
+                               {64, 49, 1000},
+                               {3, 700, 40},
+                               {129, 15, 513},
+                               // few rows over two column blocks, B over AOT_GEMM_STREAM_BYTES
+                               {1, 600, 520},
+                               {5, 600, 520}};
   for (const auto& s : shapes)
     for (int form = 0; form < 4; ++form)
       RunGemm({s[0], s[1], s[2], (form & 1) != 0, (form & 2) != 0, false, false, AOT_ACT_NONE, true, false});
@@ -258,21 +268,23 @@ TEST(Sgemm, EmptySumIsTheEpilogueOfZero) {
 // Fewer rows than a tile (batch-1 linear layers) sum K in steps of
 // AOT_GEMM_KS_FEW, each from zero: products 1, then 2^-24 (half an ulp of 1,
 // lost when added to 1 one at a time) survive outside the first step. With
-// KC-deep sums alone the first 256 would be lost, not 32.
+// KC-deep sums alone the first 256 would be lost, not 32. N = 600: two
+// column blocks and a B over AOT_GEMM_STREAM_BYTES (the panels prefetched).
 TEST(Sgemm, FewRowsSumKInShortSteps) {
   REQUIRE_ISA();
-  const int64_t K = 2 * AOT_GEMM_KC + 40, N = 40;
+  const int64_t K = 2 * AOT_GEMM_KC + 40;
   ASSERT_EQ(K % AOT_GEMM_KS_FEW, 8);  // a short last step too
-  for (int64_t M : {int64_t{1}, int64_t{AOT_GEMM_MR - 1}})
-    for (bool b_packed : {false, true}) {
-      std::vector<float> a(static_cast<size_t>(M * K), 1.f), b(static_cast<size_t>(K * N), std::ldexp(1.f, -24));
-      for (int64_t n = 0; n < N; ++n) b[n] = 1.f;  // row k = 0
-      std::vector<float> c(static_cast<size_t>(M * N), NAN);
-      CallSgemm(M, N, K, {a.data(), K, 1, 0, nullptr}, b, b_packed, c.data(), N, 1, nullptr);
-      const float want = 1.f + std::ldexp(static_cast<float>(K - AOT_GEMM_KS_FEW), -24);  // exact in float
-      for (size_t i = 0; i < c.size(); ++i)
-        ASSERT_EQ(c[i], want) << "M " << M << (b_packed ? " packed B" : "") << ", element " << i;
-    }
+  for (int64_t N : {int64_t{40}, int64_t{600}})
+    for (int64_t M : {int64_t{1}, int64_t{AOT_GEMM_MR - 1}})
+      for (bool b_packed : {false, true}) {
+        std::vector<float> a(static_cast<size_t>(M * K), 1.f), b(static_cast<size_t>(K * N), std::ldexp(1.f, -24));
+        for (int64_t n = 0; n < N; ++n) b[n] = 1.f;  // row k = 0
+        std::vector<float> c(static_cast<size_t>(M * N), NAN);
+        CallSgemm(M, N, K, {a.data(), K, 1, 0, nullptr}, b, b_packed, c.data(), N, 1, nullptr);
+        const float want = 1.f + std::ldexp(static_cast<float>(K - AOT_GEMM_KS_FEW), -24);  // exact in float
+        for (size_t i = 0; i < c.size(); ++i)
+          ASSERT_EQ(c[i], want) << "M " << M << " N " << N << (b_packed ? " packed B" : "") << ", element " << i;
+      }
 }
 
 // Threads split a GEMM into row or column ranges (multiples of MR rows, 2*NR
