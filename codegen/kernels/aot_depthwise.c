@@ -1,7 +1,9 @@
 /* Depthwise convolution. Each output element sums its KH x KW taps in a
- * register and is stored once; the columns whose taps all lie inside the
+ * register and is stored once. With AVX-512 (stride 1 or 2 along rows, no
+ * column dilation) rows go 16 columns at a time, masked at the borders
+ * (aot__dw_rows16). Elsewhere the columns whose taps all lie inside the
  * image run branch-free, so with the common shapes (3x3 and 5x5, stride 1
- * or 2, no dilation) compiled as constants the column loop vectorises. The
+ * or 2, no dilation) compiled as constants the column loop vectorises; the
  * few border columns take the bounds-checked path. Every element is summed
  * in the same order (kh, then kw) on every path and for any channel range,
  * so threads split channels without changing a bit. */
@@ -38,36 +40,6 @@ AOT__KINLINE void aot__dw_row(const aot__conv_geom* g, const float* restrict pla
     yr[ow] = acc;
   }
   if (interior_done) return;
-#if AOT__DW_AVX512
-  if (SW == 2 && DW == 1 && KW == 3) {
-    /* Stride 2, 3 wide (MobileNet's and EfficientNet's downsampling layers;
-     * the loop below stays scalar): 16 outputs read input columns s .. s + 32.
-     * From two vectors at s, one permute picks the even columns (tap 0) and
-     * one the odd ones (tap 1); from two at s + 2, the even ones again (tap
-     * 2). Loads are masked to the columns the outputs read, all inside the
-     * row. Each output sums its taps in the scalar order with one rounding
-     * per tap (AOT__FMA is fmaf here), so the bits are the scalar code's. */
-    const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    for (int64_t ow = lo; ow < hi; ow += 16) {
-      const int64_t n = hi - ow < 16 ? hi - ow : 16, span = 2 * n + 1; /* columns s .. s + span - 1 */
-      const __mmask16 m0 = aot__lanes(0, span), m1 = aot__lanes(0, span - 16), m2 = aot__lanes(0, span - 2),
-                      m3 = aot__lanes(0, span - 18);
-      __m512 acc = _mm512_setzero_ps();
-      for (int64_t kh = kh0; kh < kh1; ++kh) {
-        const float* xs = plane + (ih0 + kh * DH - xr0) * W + 2 * ow - PW;
-        const __m512 a = _mm512_maskz_loadu_ps(m0, xs), c = _mm512_maskz_loadu_ps(m2, xs + 2);
-        const __m512 b = m1 ? _mm512_maskz_loadu_ps(m1, xs + 16) : _mm512_setzero_ps();
-        const __m512 d = m3 ? _mm512_maskz_loadu_ps(m3, xs + 18) : _mm512_setzero_ps();
-        acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[kh * 3]), _mm512_permutex2var_ps(a, ev, b), acc);
-        acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[kh * 3 + 1]), _mm512_permutex2var_ps(a, od, b), acc);
-        acc = _mm512_fmadd_ps(_mm512_set1_ps(wc[kh * 3 + 2]), _mm512_permutex2var_ps(c, ev, d), acc);
-      }
-      _mm512_mask_storeu_ps(yr + ow, aot__lanes(0, n), acc);
-    }
-    return;
-  }
-#endif
   /* Interior columns: every tap inside the image. */
   const float* xb = plane + (ih0 - xr0) * W - PW;
   for (int64_t ow = lo; ow < hi; ++ow) {
@@ -184,6 +156,92 @@ AOT__KINLINE void aot__dw_padded2(const aot__conv_geom* g, const float* restrict
   aot__dw_grid_out(grid, Wq, yc, OH, OW);
 }
 
+#if AOT__DW_AVX512
+/* Channels handled at once by aot__dw_rows16: independent sums to overlap
+ * (one channel alone waited on each multiply-add's latency). */
+#define AOT__DW_CB 4
+#define AOT__DW_KW_MAX 16 /* filters up to this wide (aot__dw_rows16_cb's per-tap masks) */
+/* Channels [c, c + cb), output rows [oh0, oh1), 16 columns at a time, any
+ * map width, stride 1 or 2 along rows (DW 1). Tap (kh, kw) of 16 outputs is
+ * a masked load at stride 1 with filters up to 3 wide; wider ones permute
+ * the same two loads (the 32 columns from ow - PW on) for every tap; at
+ * stride 2 taps kw and kw + 1 permute two (lane j reads element 2 j + 0 or
+ * 1 of the 32 columns from 2 ow + kw - PW on). gemm_bench AotDepthwise,
+ * against one load per tap: 5x5 stride 1 1.4-1.5x, stride 2 1.3-1.7x.
+ * Lanes outside the image read 0 and add w * 0, as the padded paths do (the
+ * bounds-checked path's sums for finite weights); kernel rows outside it
+ * are skipped as on every path. Each output sums kh, then kw, one fmaf a
+ * tap: the same bits for whole planes and for bands. */
+AOT__KINLINE void aot__dw_rows16_cb(const int cb, const aot__conv_geom* g, const float* x, int64_t xcs, int64_t xr0,
+                                    const float* w, float* y, int64_t c, int64_t oh0, int64_t oh1, int64_t KH,
+                                    int64_t KW, int64_t SH, int64_t SW, int64_t DH) {
+  const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
+  const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    const int64_t ih0 = oh * SH - PH;
+    int64_t kh0, kh1;
+    aot__kernel_rows(ih0, KH, DH, H, &kh0, &kh1);
+    for (int64_t ow = 0; ow < OW; ow += 16) {
+      const __mmask16 out = aot__lanes(0, OW - ow);
+      __mmask16 ma[AOT__DW_KW_MAX], mb[AOT__DW_KW_MAX]; /* each tap's lanes inside the image */
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const int64_t s = SW == 1 ? ow + kw - PW : 2 * ow + kw - kw % 2 - PW;
+        ma[kw] = aot__lanes(-s, W - s) & (SW == 1 && KW < 5 ? out : 0xffff);
+        mb[kw] = aot__lanes(-s - 16, W - s - 16);
+      }
+      __m512 acc[AOT__DW_CB];
+      for (int i = 0; i < cb; ++i) acc[i] = _mm512_setzero_ps();
+      for (int64_t kh = kh0; kh < kh1; ++kh) {
+        const float* xr = x + c * xcs + (ih0 + kh * DH - xr0) * W;
+        const float* wr = w + c * KH * KW + kh * KW;
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          if (SW == 1 && KW >= 5) { /* every tap: a shift of the same two loads */
+            const int64_t s = ow - PW;
+            for (int i = 0; i < cb; ++i) {
+              const float* p = xr + i * xcs + s;
+              const __m512 a = _mm512_maskz_loadu_ps(ma[0], p), b = _mm512_maskz_loadu_ps(mb[0], p + 16);
+              for (int64_t k = 0; k < KW; ++k)
+                acc[i] = _mm512_fmadd_ps(
+                    _mm512_set1_ps(wr[i * KH * KW + k]),
+                    k ? _mm512_permutex2var_ps(a, _mm512_add_epi32(iota, _mm512_set1_epi32((int)k)), b) : a, acc[i]);
+            }
+            kw = KW;
+          } else if (SW == 1) {
+            const int64_t s = ow + kw - PW;
+            for (int i = 0; i < cb; ++i)
+              acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(wr[i * KH * KW + kw]),
+                                       _mm512_maskz_loadu_ps(ma[kw], xr + i * xcs + s), acc[i]);
+          } else { /* taps kw and kw + 1 permute the same two loads */
+            const int64_t s = 2 * ow + kw - PW;
+            for (int i = 0; i < cb; ++i) {
+              const float* p = xr + i * xcs + s;
+              const __m512 a = _mm512_maskz_loadu_ps(ma[kw], p), b = _mm512_maskz_loadu_ps(mb[kw], p + 16);
+              acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(wr[i * KH * KW + kw]), _mm512_permutex2var_ps(a, ev, b), acc[i]);
+              if (kw + 1 < KW)
+                acc[i] =
+                    _mm512_fmadd_ps(_mm512_set1_ps(wr[i * KH * KW + kw + 1]), _mm512_permutex2var_ps(a, od, b), acc[i]);
+            }
+            ++kw;
+          }
+        }
+      }
+      for (int i = 0; i < cb; ++i) _mm512_mask_storeu_ps(y + ((c + i) * OH + oh) * OW + ow, out, acc[i]);
+    }
+  }
+}
+
+AOT__KINLINE void aot__dw_rows16(const aot__conv_geom* g, const float* x, int64_t xcs, int64_t xr0, const float* w,
+                                 float* y, int64_t c, int64_t c1, int64_t oh0, int64_t oh1, int64_t KH, int64_t KW,
+                                 int64_t SH, int64_t SW, int64_t DH) {
+  if (c1 - c >= AOT__DW_CB)
+    aot__dw_rows16_cb(AOT__DW_CB, g, x, xcs, xr0, w, y, c, oh0, oh1, KH, KW, SH, SW, DH);
+  else
+    for (; c < c1; ++c) aot__dw_rows16_cb(1, g, x, xcs, xr0, w, y, c, oh0, oh1, KH, KW, SH, SW, DH);
+}
+#endif
+
 /* Channels [c0, c1), output rows [oh0, oh1), with the filter shape as
  * (possibly constant) arguments: rows whose kernel rows all lie inside the
  * image take a copy of the row code with constant kernel-row bounds. The
@@ -218,14 +276,27 @@ AOT__KINLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, int64_
    * the row code (118 -> 183 us), on 5x5 it paid (144 x 56 x 56: 580 -> 365). */
   const int padded2 = whole && SH == 2 && SW == 2 && DH == 1 && DW == 1 && KH >= 5 && KW >= 5 && OW <= 32 &&
                       4 * Hq * Wq + OH * Wq <= AOT__DW_PAD_FLOATS;
+#if AOT__DW_AVX512
+  /* Stride 1 or 2 along rows, no column dilation: every path below gives
+   * way to aot__dw_rows16 (gemm_bench AotDepthwise: bench/README.md). */
+  const int rows16 = (SW == 1 || SW == 2) && DW == 1 && KW <= AOT__DW_KW_MAX;
+#else
+  const int rows16 = 0;
+#endif
   int64_t act_from = c0; /* the planes whose activation is still to apply */
   /* The zero-bordered copies' borders: cleared once, the same for every plane. */
-  if (padded) memset(xp, 0, sizeof(float) * (size_t)(Hp * Wp));
-  if (padded2) memset(xp, 0, sizeof(float) * (size_t)(4 * Hq * Wq));
+  if (padded && !rows16) memset(xp, 0, sizeof(float) * (size_t)(Hp * Wp));
+  if (padded2 && !rows16) memset(xp, 0, sizeof(float) * (size_t)(4 * Hq * Wq));
   for (int64_t c = c0; c < c1; ++c) {
     const float* restrict plane = x + c * xcs;
     const float* restrict wc = w + c * KH * KW;
-    if (padded) {
+    if (rows16) {
+#if AOT__DW_AVX512
+      if ((c - c0) % AOT__DW_CB == 0)
+        aot__dw_rows16(g, x, xcs, xr0, w, y, c, c + AOT__DW_CB < c1 ? c + AOT__DW_CB : c1, oh0, oh1, KH, KW, SH, SW,
+                       DH);
+#endif
+    } else if (padded) {
       aot__dw_padded(g, plane, wc, y + c * OH * OW, xp, Hp, Wp, KH, KW, DH, DW);
     } else if (padded2) {
       aot__dw_padded2(g, plane, wc, y + c * OH * OW, xp, Hq, Wq, KH, KW);

@@ -864,13 +864,17 @@ TEST(Conv, DepthwiseMatchesNaive) {
   // wide: 7x7, 14x14, 20x21, 32x32 here), 5x5 stride-2 ones its four phase
   // planes (9x11, 20x21, 56x56), larger ones and 3x3 stride 2 the row code
   // (with the flat loop over interior rows at stride 1: 33x35 and 40x41 5x5).
+  // With AVX-512 every stride 1 and 2 case takes the 16-column row code,
+  // four channels at a time: the last three cases have more channels than
+  // that (and a partial group), a stride-2 map in two 16-column pieces.
   const C cases[] = {
       {5, 13, 17, 3, 1, 1, 1}, {4, 14, 15, 3, 2, 1, 1},   {3, 9, 11, 5, 2, 2, 1},  {2, 12, 12, 3, 1, 2, 2},
       {3, 2, 3, 3, 1, 1, 1},   {3, 7, 7, 3, 1, 1, 1},     {2, 7, 7, 3, 2, 1, 1},   {3, 14, 14, 5, 1, 2, 1},
       {2, 3, 4, 5, 1, 2, 1},   {2, 11, 9, 7, 1, 3, 1},    {2, 6, 6, 1, 1, 0, 1},   {2, 8, 8, 3, 1, 0, 1},
       {2, 33, 35, 3, 1, 1, 1}, {2, 20, 21, 5, 2, 2, 1},   {2, 32, 32, 5, 1, 2, 1}, {1, 64, 64, 3, 1, 1, 1},
       {2, 64, 64, 3, 2, 1, 1}, {2, 90, 90, 5, 2, 2, 1},   {2, 56, 56, 5, 2, 2, 1}, {2, 8, 9, 5, 2, 1, 1},
-      {2, 37, 41, 3, 2, 0, 1}, {1, 112, 113, 3, 2, 1, 1}, {2, 40, 41, 5, 1, 2, 1}};
+      {2, 37, 41, 3, 2, 0, 1}, {1, 112, 113, 3, 2, 1, 1}, {2, 40, 41, 5, 1, 2, 1}, {9, 14, 14, 5, 2, 2, 1},
+      {6, 40, 40, 3, 2, 1, 1}, {8, 7, 7, 5, 1, 2, 1}};
   const int acts[] = {AOT_ACT_CLAMP, AOT_ACT_SILU, AOT_ACT_RELU, AOT_ACT_SIGMOID, AOT_ACT_HARDSWISH, AOT_ACT_NONE};
   int which = 0;
   for (const C& t : cases) {
