@@ -1,7 +1,7 @@
 /* Depthwise convolution. Each output element sums its KH x KW taps in a
- * register and is stored once. With AVX-512 (stride 1 or 2 along rows, no
- * column dilation) rows go 16 columns at a time, masked at the borders
- * (aot__dw_rows16). Elsewhere the columns whose taps all lie inside the
+ * register and is stored once. With AVX-512 or AVX2 (stride 1 or 2 along
+ * rows, no column dilation) rows go 16 or 8 columns at a time, masked at
+ * the borders (aot__dw_rowsv). Elsewhere the columns whose taps all lie inside the
  * image run branch-free, so with the common shapes (3x3 and 5x5, stride 1
  * or 2, no dilation) compiled as constants the column loop vectorises; the
  * few border columns take the bounds-checked path. Every element is summed
@@ -9,11 +9,65 @@
  * so threads split channels without changing a bit. */
 #include "aot_kernels.h"
 
+/* The vector rows of aot__dw_rowsv: AOT__DWV lanes (0: none), masks of
+ * lanes, masked loads that read 0 outside the mask (and never fault there),
+ * the even and odd elements of two vectors' concatenation, and (AVX-512)
+ * its elements from k on. */
 #if defined(__AVX512F__) && AOT__HAS_FMA
 #include <immintrin.h>
-#define AOT__DW_AVX512 1
+#define AOT__DWV 16
+#define AOT__DWV_SHIFT 1
+typedef __m512 aot__dwv;
+typedef __mmask16 aot__dwm;
+static inline aot__dwm aot__dwv_lanes(int64_t lo, int64_t hi) { return aot__lanes(lo, hi); }
+static inline aot__dwm aot__dwv_and(aot__dwm a, aot__dwm b) { return a & b; }
+static inline aot__dwv aot__dwv_load(aot__dwm m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
+static inline void aot__dwv_store(float* p, aot__dwm m, aot__dwv v) { _mm512_mask_storeu_ps(p, m, v); }
+static inline aot__dwv aot__dwv_fma(aot__dwv a, aot__dwv b, aot__dwv c) { return _mm512_fmadd_ps(a, b, c); }
+static inline aot__dwv aot__dwv_set1(float f) { return _mm512_set1_ps(f); }
+static inline aot__dwv aot__dwv_zero(void) { return _mm512_setzero_ps(); }
+static inline aot__dwv aot__dwv_even(aot__dwv a, aot__dwv b) {
+  return _mm512_permutex2var_ps(a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
+}
+static inline aot__dwv aot__dwv_odd(aot__dwv a, aot__dwv b) {
+  return _mm512_permutex2var_ps(a, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), b);
+}
+static inline aot__dwv aot__dwv_shift(aot__dwv a, aot__dwv b, int64_t k) {
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  return _mm512_permutex2var_ps(a, _mm512_add_epi32(iota, _mm512_set1_epi32((int)k)), b);
+}
+#elif defined(__AVX2__) && AOT__HAS_FMA
+#include <immintrin.h>
+#define AOT__DWV 8
+#define AOT__DWV_SHIFT 0
+typedef __m256 aot__dwv;
+typedef __m256i aot__dwm;
+static inline aot__dwm aot__dwv_lanes(int64_t lo, int64_t hi) {
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const int l = lo < 0 ? 0 : lo > 8 ? 8 : (int)lo, h = hi < 0 ? 0 : hi > 8 ? 8 : (int)hi;
+  return _mm256_and_si256(_mm256_cmpgt_epi32(iota, _mm256_set1_epi32(l - 1)),
+                          _mm256_cmpgt_epi32(_mm256_set1_epi32(h), iota));
+}
+static inline aot__dwm aot__dwv_and(aot__dwm a, aot__dwm b) { return _mm256_and_si256(a, b); }
+static inline aot__dwv aot__dwv_load(aot__dwm m, const float* p) { return _mm256_maskload_ps(p, m); }
+static inline void aot__dwv_store(float* p, aot__dwm m, aot__dwv v) { _mm256_maskstore_ps(p, m, v); }
+static inline aot__dwv aot__dwv_fma(aot__dwv a, aot__dwv b, aot__dwv c) { return _mm256_fmadd_ps(a, b, c); }
+static inline aot__dwv aot__dwv_set1(float f) { return _mm256_set1_ps(f); }
+static inline aot__dwv aot__dwv_zero(void) { return _mm256_setzero_ps(); }
+/* shuffle: a0 a2 b0 b2 | a4 a6 b4 b6; the 64-bit pairs then in order 0 2 1 3 */
+static inline aot__dwv aot__dwv_even(aot__dwv a, aot__dwv b) {
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8));
+}
+static inline aot__dwv aot__dwv_odd(aot__dwv a, aot__dwv b) {
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xDD)), 0xD8));
+}
+static inline aot__dwv aot__dwv_shift(aot__dwv a, aot__dwv b, int64_t k) {
+  (void)b;
+  (void)k;
+  return a; /* unused: AOT__DWV_SHIFT 0 */
+}
 #else
-#define AOT__DW_AVX512 0
+#define AOT__DWV 0
 #endif
 
 /* One output row yr (OW wide) of one channel: plane is the channel's input
@@ -156,89 +210,86 @@ AOT__KINLINE void aot__dw_padded2(const aot__conv_geom* g, const float* restrict
   aot__dw_grid_out(grid, Wq, yc, OH, OW);
 }
 
-#if AOT__DW_AVX512
-/* Channels handled at once by aot__dw_rows16: independent sums to overlap
+#if AOT__DWV
+/* Channels handled at once by aot__dw_rowsv: independent sums to overlap
  * (one channel alone waited on each multiply-add's latency). */
 #define AOT__DW_CB 4
-#define AOT__DW_KW_MAX 16 /* filters up to this wide (aot__dw_rows16_cb's per-tap masks) */
-/* Channels [c, c + cb), output rows [oh0, oh1), 16 columns at a time, any
- * map width, stride 1 or 2 along rows (DW 1). Tap (kh, kw) of 16 outputs is
- * a masked load at stride 1 with filters up to 3 wide; wider ones permute
- * the same two loads (the 32 columns from ow - PW on) for every tap; at
- * stride 2 taps kw and kw + 1 permute two (lane j reads element 2 j + 0 or
- * 1 of the 32 columns from 2 ow + kw - PW on). gemm_bench AotDepthwise,
- * against one load per tap: 5x5 stride 1 1.4-1.5x, stride 2 1.3-1.7x.
- * Lanes outside the image read 0 and add w * 0, as the padded paths do (the
- * bounds-checked path's sums for finite weights); kernel rows outside it
- * are skipped as on every path. Each output sums kh, then kw, one fmaf a
- * tap: the same bits for whole planes and for bands. */
-AOT__KINLINE void aot__dw_rows16_cb(const int cb, const aot__conv_geom* g, const float* x, int64_t xcs, int64_t xr0,
-                                    const float* w, float* y, int64_t c, int64_t oh0, int64_t oh1, int64_t KH,
-                                    int64_t KW, int64_t SH, int64_t SW, int64_t DH) {
-  const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
-  const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+#define AOT__DW_KW_MAX 16 /* filters up to this wide (aot__dw_rowsv_cb's per-tap masks) */
+/* Channels [c, c + cb), output rows [oh0, oh1), AOT__DWV columns at a time
+ * (16 with AVX-512, 8 with AVX2), any map width, stride 1 or 2 along rows
+ * (DW 1). Tap (kh, kw) of a vector of outputs is a masked load at stride
+ * 1; with AVX-512, filters 5 wide and up permute the same two loads (the 32
+ * columns from ow - PW on) for every tap; at stride 2 taps kw and kw + 1
+ * take the even and odd columns of the same two loads (from 2 ow + kw - PW
+ * on). gemm_bench AotDepthwise, against one load per tap: 5x5 stride 1
+ * 1.4-1.5x, stride 2 1.3-1.7x. Lanes outside the image read 0 and add
+ * w * 0, as the padded paths do (the bounds-checked path's sums for finite
+ * weights); kernel rows outside it are skipped as on every path. Each
+ * output sums kh, then kw, one fmaf a tap: the same bits for whole planes
+ * and for bands. */
+AOT__KINLINE void aot__dw_rowsv_cb(const int cb, const aot__conv_geom* g, const float* x, int64_t xcs, int64_t xr0,
+                                   const float* w, float* y, int64_t c, int64_t oh0, int64_t oh1, int64_t KH,
+                                   int64_t KW, int64_t SH, int64_t SW, int64_t DH) {
+  const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW, V = AOT__DWV;
+  const int shift = AOT__DWV_SHIFT && SW == 1 && KW >= 5; /* every tap a shift of the same two loads */
   for (int64_t oh = oh0; oh < oh1; ++oh) {
     const int64_t ih0 = oh * SH - PH;
     int64_t kh0, kh1;
     aot__kernel_rows(ih0, KH, DH, H, &kh0, &kh1);
-    for (int64_t ow = 0; ow < OW; ow += 16) {
-      const __mmask16 out = aot__lanes(0, OW - ow);
-      __mmask16 ma[AOT__DW_KW_MAX], mb[AOT__DW_KW_MAX]; /* each tap's lanes inside the image */
+    for (int64_t ow = 0; ow < OW; ow += V) {
+      const aot__dwm out = aot__dwv_lanes(0, OW - ow);
+      aot__dwm ma[AOT__DW_KW_MAX], mb[AOT__DW_KW_MAX]; /* each tap's lanes inside the image */
       for (int64_t kw = 0; kw < KW; ++kw) {
         const int64_t s = SW == 1 ? ow + kw - PW : 2 * ow + kw - kw % 2 - PW;
-        ma[kw] = aot__lanes(-s, W - s) & (SW == 1 && KW < 5 ? out : 0xffff);
-        mb[kw] = aot__lanes(-s - 16, W - s - 16);
+        ma[kw] = aot__dwv_lanes(-s, W - s);
+        if (SW == 1 && !shift) ma[kw] = aot__dwv_and(ma[kw], out);
+        mb[kw] = aot__dwv_lanes(-s - V, W - s - V);
       }
-      __m512 acc[AOT__DW_CB];
-      for (int i = 0; i < cb; ++i) acc[i] = _mm512_setzero_ps();
+      aot__dwv acc[AOT__DW_CB];
+      for (int i = 0; i < cb; ++i) acc[i] = aot__dwv_zero();
       for (int64_t kh = kh0; kh < kh1; ++kh) {
         const float* xr = x + c * xcs + (ih0 + kh * DH - xr0) * W;
         const float* wr = w + c * KH * KW + kh * KW;
         for (int64_t kw = 0; kw < KW; ++kw) {
-          if (SW == 1 && KW >= 5) { /* every tap: a shift of the same two loads */
+          if (shift) {
             const int64_t s = ow - PW;
             for (int i = 0; i < cb; ++i) {
               const float* p = xr + i * xcs + s;
-              const __m512 a = _mm512_maskz_loadu_ps(ma[0], p), b = _mm512_maskz_loadu_ps(mb[0], p + 16);
+              const aot__dwv a = aot__dwv_load(ma[0], p), b = aot__dwv_load(mb[0], p + V);
               for (int64_t k = 0; k < KW; ++k)
-                acc[i] = _mm512_fmadd_ps(
-                    _mm512_set1_ps(wr[i * KH * KW + k]),
-                    k ? _mm512_permutex2var_ps(a, _mm512_add_epi32(iota, _mm512_set1_epi32((int)k)), b) : a, acc[i]);
+                acc[i] = aot__dwv_fma(aot__dwv_set1(wr[i * KH * KW + k]), k ? aot__dwv_shift(a, b, k) : a, acc[i]);
             }
             kw = KW;
           } else if (SW == 1) {
             const int64_t s = ow + kw - PW;
             for (int i = 0; i < cb; ++i)
-              acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(wr[i * KH * KW + kw]),
-                                       _mm512_maskz_loadu_ps(ma[kw], xr + i * xcs + s), acc[i]);
-          } else { /* taps kw and kw + 1 permute the same two loads */
+              acc[i] =
+                  aot__dwv_fma(aot__dwv_set1(wr[i * KH * KW + kw]), aot__dwv_load(ma[kw], xr + i * xcs + s), acc[i]);
+          } else {
             const int64_t s = 2 * ow + kw - PW;
             for (int i = 0; i < cb; ++i) {
               const float* p = xr + i * xcs + s;
-              const __m512 a = _mm512_maskz_loadu_ps(ma[kw], p), b = _mm512_maskz_loadu_ps(mb[kw], p + 16);
-              acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(wr[i * KH * KW + kw]), _mm512_permutex2var_ps(a, ev, b), acc[i]);
+              const aot__dwv a = aot__dwv_load(ma[kw], p), b = aot__dwv_load(mb[kw], p + V);
+              acc[i] = aot__dwv_fma(aot__dwv_set1(wr[i * KH * KW + kw]), aot__dwv_even(a, b), acc[i]);
               if (kw + 1 < KW)
-                acc[i] =
-                    _mm512_fmadd_ps(_mm512_set1_ps(wr[i * KH * KW + kw + 1]), _mm512_permutex2var_ps(a, od, b), acc[i]);
+                acc[i] = aot__dwv_fma(aot__dwv_set1(wr[i * KH * KW + kw + 1]), aot__dwv_odd(a, b), acc[i]);
             }
             ++kw;
           }
         }
       }
-      for (int i = 0; i < cb; ++i) _mm512_mask_storeu_ps(y + ((c + i) * OH + oh) * OW + ow, out, acc[i]);
+      for (int i = 0; i < cb; ++i) aot__dwv_store(y + ((c + i) * OH + oh) * OW + ow, out, acc[i]);
     }
   }
 }
 
-AOT__KINLINE void aot__dw_rows16(const aot__conv_geom* g, const float* x, int64_t xcs, int64_t xr0, const float* w,
-                                 float* y, int64_t c, int64_t c1, int64_t oh0, int64_t oh1, int64_t KH, int64_t KW,
-                                 int64_t SH, int64_t SW, int64_t DH) {
+AOT__KINLINE void aot__dw_rowsv(const aot__conv_geom* g, const float* x, int64_t xcs, int64_t xr0, const float* w,
+                                float* y, int64_t c, int64_t c1, int64_t oh0, int64_t oh1, int64_t KH, int64_t KW,
+                                int64_t SH, int64_t SW, int64_t DH) {
   if (c1 - c >= AOT__DW_CB)
-    aot__dw_rows16_cb(AOT__DW_CB, g, x, xcs, xr0, w, y, c, oh0, oh1, KH, KW, SH, SW, DH);
+    aot__dw_rowsv_cb(AOT__DW_CB, g, x, xcs, xr0, w, y, c, oh0, oh1, KH, KW, SH, SW, DH);
   else
-    for (; c < c1; ++c) aot__dw_rows16_cb(1, g, x, xcs, xr0, w, y, c, oh0, oh1, KH, KW, SH, SW, DH);
+    for (; c < c1; ++c) aot__dw_rowsv_cb(1, g, x, xcs, xr0, w, y, c, oh0, oh1, KH, KW, SH, SW, DH);
 }
 #endif
 
@@ -276,25 +327,24 @@ AOT__KINLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, int64_
    * the row code (118 -> 183 us), on 5x5 it paid (144 x 56 x 56: 580 -> 365). */
   const int padded2 = whole && SH == 2 && SW == 2 && DH == 1 && DW == 1 && KH >= 5 && KW >= 5 && OW <= 32 &&
                       4 * Hq * Wq + OH * Wq <= AOT__DW_PAD_FLOATS;
-#if AOT__DW_AVX512
+#if AOT__DWV
   /* Stride 1 or 2 along rows, no column dilation: every path below gives
-   * way to aot__dw_rows16 (gemm_bench AotDepthwise: bench/README.md). */
-  const int rows16 = (SW == 1 || SW == 2) && DW == 1 && KW <= AOT__DW_KW_MAX;
+   * way to aot__dw_rowsv (gemm_bench AotDepthwise: bench/README.md). */
+  const int rowsv = (SW == 1 || SW == 2) && DW == 1 && KW <= AOT__DW_KW_MAX;
 #else
-  const int rows16 = 0;
+  const int rowsv = 0;
 #endif
   int64_t act_from = c0; /* the planes whose activation is still to apply */
   /* The zero-bordered copies' borders: cleared once, the same for every plane. */
-  if (padded && !rows16) memset(xp, 0, sizeof(float) * (size_t)(Hp * Wp));
-  if (padded2 && !rows16) memset(xp, 0, sizeof(float) * (size_t)(4 * Hq * Wq));
+  if (padded && !rowsv) memset(xp, 0, sizeof(float) * (size_t)(Hp * Wp));
+  if (padded2 && !rowsv) memset(xp, 0, sizeof(float) * (size_t)(4 * Hq * Wq));
   for (int64_t c = c0; c < c1; ++c) {
     const float* restrict plane = x + c * xcs;
     const float* restrict wc = w + c * KH * KW;
-    if (rows16) {
-#if AOT__DW_AVX512
+    if (rowsv) {
+#if AOT__DWV
       if ((c - c0) % AOT__DW_CB == 0)
-        aot__dw_rows16(g, x, xcs, xr0, w, y, c, c + AOT__DW_CB < c1 ? c + AOT__DW_CB : c1, oh0, oh1, KH, KW, SH, SW,
-                       DH);
+        aot__dw_rowsv(g, x, xcs, xr0, w, y, c, c + AOT__DW_CB < c1 ? c + AOT__DW_CB : c1, oh0, oh1, KH, KW, SH, SW, DH);
 #endif
     } else if (padded) {
       aot__dw_padded(g, plane, wc, y + c * OH * OW, xp, Hp, Wp, KH, KW, DH, DW);

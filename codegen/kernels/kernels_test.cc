@@ -864,7 +864,7 @@ TEST(Conv, DepthwiseMatchesNaive) {
   // wide: 7x7, 14x14, 20x21, 32x32 here), 5x5 stride-2 ones its four phase
   // planes (9x11, 20x21, 56x56), larger ones and 3x3 stride 2 the row code
   // (with the flat loop over interior rows at stride 1: 33x35 and 40x41 5x5).
-  // With AVX-512 every stride 1 and 2 case takes the 16-column row code,
+  // With AVX-512 or AVX2 every stride 1 and 2 case takes the vector row code,
   // four channels at a time: the last three cases have more channels than
   // that (and a partial group), a stride-2 map in two 16-column pieces.
   const C cases[] = {
