@@ -1017,6 +1017,7 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
          * cache between calls (that classifier: 210 -> 124 us in the model;
          * a B that stays in cache: about 20% slower with the prefetches) */
         const int stream = (double)K * N * sizeof(float) > AOT_GEMM_STREAM_BYTES;
+        (void)stream; /* read by the two-panel path alone (AOT__HAVE_MICRO2) */
         for (int64_t jo = 0; jo < nc; jo += panels_out ? aot__panel_step(nc, jo) : nc) {
           const int64_t j_hi = panels_out ? jo + aot__panel_step(nc, jo) : nc;
           for (int64_t ks = 0; ks < kc; ks += ks_len) { /* one step unless M < MR */
