@@ -12,13 +12,18 @@ overhead, and each kernel's best run counted).
 
 Usage: /usr/bin/python3 bench/kernel_profile.py MODEL INPUT.npy... [--atenaot bazel-bin/atenaot]
            [--threads 1,2] [--reps 30] [--top 20] [--work DIR] [--kernels] [--compile-flag=FLAG ...]
+           [--baseline OTHER_ATENAOT [--rounds 10]]
 Inputs of any dtype the C ABI takes; each .npy must have the dtype and shape
 the model was compiled for (one clear line and exit 1 otherwise). --kernels
-also lists the slowest single kernels.
+also lists the slowest single kernels. --baseline builds the model with
+another atenaot too (WORK/baseline) and times the two whole runs taking
+turns, --rounds rounds per thread count: before/after numbers that a busy
+machine disturbs alike.
 """
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -93,26 +98,15 @@ def tensor_setup(var, k, dtype, shape, path):
     return s
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("model")
-    ap.add_argument("inputs", nargs="+")
-    ap.add_argument("--atenaot", default="bazel-bin/atenaot")
-    ap.add_argument("--threads", default="1")
-    ap.add_argument("--reps", type=int, default=30)
-    ap.add_argument("--top", type=int, default=20)
-    ap.add_argument("--work")
-    ap.add_argument("--kernels", action="store_true")
-    ap.add_argument("--compile-flag", action="append", default=[],
-                    help="passed on to `atenaot compile` (repeat it: --compile-flag=--winograd --compile-flag=2)")
-    a = ap.parse_args()
-    work = a.work or tempfile.mkdtemp(prefix="kernel_profile_")
-    r = subprocess.run([a.atenaot, "compile", a.model, "--inputs"] + a.inputs +
-                       ["-o", work, "--name", "m", "--emit-only", "--quiet"] + a.compile_flag, capture_output=True,
+def build(atenaot, model, inputs, work, compile_flags):
+    """Compiles MODEL with `atenaot`, builds WORK/prof around it: (kernel
+    calls, {function: comment}, C flags, compile's stdout). Exits with one
+    line where atenaot or the inputs refuse."""
+    r = subprocess.run([atenaot, "compile", model, "--inputs"] + inputs +
+                       ["-o", work, "--name", "m", "--emit-only", "--quiet"] + compile_flags, capture_output=True,
                        text=True)
     if r.returncode != 0:
         sys.exit("kernel_profile: atenaot compile failed: " + (r.stderr.strip().split("\n") or [""])[-1])
-    sys.stdout.write(r.stdout)
     flags = re.search(r"compile's C flags here: (.*)\)$", r.stdout.strip(), re.M)
     if not flags:
         sys.exit("kernel_profile: atenaot compile --emit-only did not say its C flags: " + r.stdout.strip())
@@ -128,10 +122,10 @@ def main():
     for comment, fn in re.findall(r"/\* ([^\n]*?) \*/\n(?:[^\n]*\n)??static void (aot_k\d+)(?:_part)?\(", src):
         what.setdefault(fn, comment)
     ins, outs = tensor_table(src, "aot__inputs"), tensor_table(src, "aot__outputs")
-    if len(ins) != len(a.inputs):
-        sys.exit("kernel_profile: the model takes %d inputs, %d given" % (len(ins), len(a.inputs)))
+    if len(ins) != len(inputs):
+        sys.exit("kernel_profile: the model takes %d inputs, %d given" % (len(ins), len(inputs)))
     setup = ""
-    for k, (path, (dtype, shape)) in enumerate(zip(a.inputs, ins)):
+    for k, (path, (dtype, shape)) in enumerate(zip(inputs, ins)):
         x = np.load(path)
         if dtype not in DTYPES or x.dtype != DTYPES[dtype] or list(x.shape) != shape:
             sys.exit("kernel_profile: input %d (%s) is %s%s; the model was compiled for %s%s" % (
@@ -149,6 +143,51 @@ def main():
     cflags = [f for f in build_flags.split() if f not in ("-std=c99", "-fPIC")]
     subprocess.check_call(["cc", "-std=c11"] + cflags + ["-w", "-I.", "-o", "prof", "prof.c", "prof_main.c",
                                                          "m_weights.S", "-lm", "-lpthread"], cwd=work)
+    return calls, what, cflags, r.stdout
+
+
+def whole_run(work, reps, threads):
+    """The fastest whole run (us) of `reps` runs of WORK/prof."""
+    out = subprocess.check_output(["./prof", str(reps), str(threads)], cwd=work, text=True)
+    return float(out.split("\n")[0].split()[1])
+
+
+def compare(base_work, work, reps, rounds, thread_counts):
+    """The baseline's prof and this one's, taking turns: per thread count,
+    `rounds` rounds of `reps` runs each side (each round's fastest run), the
+    medians and the baseline / this ratio. On a busy machine this is the
+    fair comparison: both sides see the same moments."""
+    print("\nA/B against --baseline, %d alternating rounds of %d runs per side (each round's fastest run; us):"
+          % (rounds, reps))
+    print("| threads | baseline median | this median | baseline min | this min | speed-up (medians) |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for threads in thread_counts:
+        base, this = [], []
+        for _ in range(rounds):
+            base.append(whole_run(base_work, reps, threads))
+            this.append(whole_run(work, reps, threads))
+        mb, mt = statistics.median(base), statistics.median(this)
+        print("| %d | %.1f | %.1f | %.1f | %.1f | %.3fx |" % (threads, mb, mt, min(base), min(this), mb / mt))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("inputs", nargs="+")
+    ap.add_argument("--atenaot", default="bazel-bin/atenaot")
+    ap.add_argument("--threads", default="1")
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--work")
+    ap.add_argument("--kernels", action="store_true")
+    ap.add_argument("--compile-flag", action="append", default=[],
+                    help="passed on to `atenaot compile` (repeat it: --compile-flag=--winograd --compile-flag=2)")
+    ap.add_argument("--baseline", help="another atenaot CLI: its build of the model against this one, alternating")
+    ap.add_argument("--rounds", type=int, default=10, help="alternating rounds per thread count with --baseline")
+    a = ap.parse_args()
+    work = a.work or tempfile.mkdtemp(prefix="kernel_profile_")
+    calls, what, cflags, compile_out = build(a.atenaot, a.model, a.inputs, work, a.compile_flag)
+    sys.stdout.write(compile_out)
     print("%s, %d kernels, built %s; %d runs per thread count (fastest kept); work dir %s" % (
         a.model, len(calls), " ".join(cflags), a.reps, work))
     for threads in [int(t) for t in a.threads.split(",")]:
@@ -172,6 +211,11 @@ def main():
             print("\n| us | kernel | what |\n|---:|---|---|")
             for t, i in sorted(per, reverse=True)[:a.top]:
                 print("| %.1f | k%d | %s |" % (t, i, what.get(calls[i], "?")))
+    if a.baseline:
+        base_work = os.path.join(work, "baseline")
+        os.makedirs(base_work, exist_ok=True)
+        build(a.baseline, a.model, a.inputs, base_work, a.compile_flag)
+        compare(base_work, work, a.reps, a.rounds, [int(t) for t in a.threads.split(",")])
     return 0
 
 

@@ -1,6 +1,7 @@
 """bench/kernel_profile.py: its report adds up (the kernel table covers every
-kernel of the generated C, shares sum to 100%), int64 inputs are passed as
-int64, and an input the model refuses is one line and exit 1. The
+kernel of the generated C, shares sum to 100%), --baseline adds one A/B row
+per thread count, int64 inputs are passed as int64, and an input the model
+refuses is one line and exit 1. The
 CLI is $ATENAOT (Bazel passes //:atenaot); timings are not checked."""
 import os
 import re
@@ -54,6 +55,18 @@ class KernelProfile(unittest.TestCase):
             self.assertGreater(whole, 0)
             self.assertEqual(sum(int(k) for _, _, k in rows), len(calls), "threads %d:\n%s" % (threads, r.stdout))
             self.assertAlmostEqual(sum(s for _, s, _ in rows), 100.0, delta=0.1 * len(rows) + 0.1)
+
+    def test_baseline_comparison(self):
+        # The same CLI as its own baseline: one A/B row per thread count, positive times and ratio.
+        with tempfile.TemporaryDirectory() as work:
+            r = profile(os.path.join(MLP, "model.pt"), [os.path.join(MLP, "input_0.npy")], "--threads", "1,2",
+                        "--work", work, "--baseline", os.environ["ATENAOT"], "--rounds", "2")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(os.path.exists(os.path.join(work, "baseline", "prof")))
+        rows = re.findall(r"^\| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x \|$", r.stdout, re.M)
+        self.assertEqual([int(row[0]) for row in rows], [1, 2], r.stdout)
+        for row in rows:
+            self.assertTrue(all(float(v) > 0 for v in row[1:]), r.stdout)
 
     def test_int64_input(self):
         class Embed(torch.nn.Module):
