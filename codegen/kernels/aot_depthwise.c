@@ -222,7 +222,7 @@ AOT__KINLINE void aot__dw_padded2(const aot__conv_geom* g, const float* restrict
  * columns from ow - PW on) for every tap; at stride 2 taps kw and kw + 1
  * take the even and odd columns of the same two loads (from 2 ow + kw - PW
  * on). gemm_bench AotDepthwise, against one load per tap: 5x5 stride 1
- * 1.4-1.5x, stride 2 1.3-1.7x. Lanes outside the image read 0 and add
+ * 1.4-1.5x, stride 2 1.25-1.4x. Lanes outside the image read 0 and add
  * w * 0, as the padded paths do (the bounds-checked path's sums for finite
  * weights); kernel rows outside it are skipped as on every path. Each
  * output sums kh, then kw, one fmaf a tap: the same bits for whole planes
