@@ -146,10 +146,11 @@ def build(atenaot, model, inputs, work, compile_flags):
     return calls, what, cflags, r.stdout
 
 
-def whole_run(work, reps, threads):
-    """The fastest whole run (us) of `reps` runs of WORK/prof."""
-    out = subprocess.check_output(["./prof", str(reps), str(threads)], cwd=work, text=True)
-    return float(out.split("\n")[0].split()[1])
+def run_prof(work, reps, threads):
+    """`reps` runs of WORK/prof: (the fastest whole run, [(each kernel's
+    fastest, its index)]), in us."""
+    lines = subprocess.check_output(["./prof", str(reps), str(threads)], cwd=work, text=True).split("\n")
+    return float(lines[0].split()[1]), [(float(t), int(i)) for i, t in (l.split() for l in lines[1:] if l.strip())]
 
 
 def compare(base_work, work, reps, rounds, thread_counts):
@@ -164,8 +165,8 @@ def compare(base_work, work, reps, rounds, thread_counts):
     for threads in thread_counts:
         base, this = [], []
         for _ in range(rounds):
-            base.append(whole_run(base_work, reps, threads))
-            this.append(whole_run(work, reps, threads))
+            base.append(run_prof(base_work, reps, threads)[0])
+            this.append(run_prof(work, reps, threads)[0])
         mb, mt = statistics.median(base), statistics.median(this)
         print("| %d | %.1f | %.1f | %.1f | %.1f | %.3fx |" % (threads, mb, mt, min(base), min(this), mb / mt))
 
@@ -191,9 +192,7 @@ def main():
     print("%s, %d kernels, built %s; %d runs per thread count (fastest kept); work dir %s" % (
         a.model, len(calls), " ".join(cflags), a.reps, work))
     for threads in [int(t) for t in a.threads.split(",")]:
-        lines = subprocess.check_output(["./prof", str(a.reps), str(threads)], cwd=work, text=True).split("\n")
-        whole = float(lines[0].split()[1])
-        per = [(float(t), int(i)) for i, t in (l.split() for l in lines[1:] if l.strip())]
+        whole, per = run_prof(work, a.reps, threads)
         total = sum(t for t, _ in per)
         groups = {}
         for t, i in per:

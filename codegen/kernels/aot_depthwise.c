@@ -250,17 +250,17 @@ AOT__KINLINE void aot__dw_rowsv_cb(const int cb, const aot__conv_geom* g, const 
       for (int64_t kh = kh0; kh < kh1; ++kh) {
         const float* xr = x + c * xcs + (ih0 + kh * DH - xr0) * W;
         const float* wr = w + c * KH * KW + kh * KW;
+        if (shift) {
+          for (int i = 0; i < cb; ++i) {
+            const float* p = xr + i * xcs + ow - PW;
+            const aot__dwv a = aot__dwv_load(ma[0], p), b = aot__dwv_load(mb[0], p + V);
+            for (int64_t kw = 0; kw < KW; ++kw)
+              acc[i] = aot__dwv_fma(aot__dwv_set1(wr[i * KH * KW + kw]), kw ? aot__dwv_shift(a, b, kw) : a, acc[i]);
+          }
+          continue;
+        }
         for (int64_t kw = 0; kw < KW; ++kw) {
-          if (shift) {
-            const int64_t s = ow - PW;
-            for (int i = 0; i < cb; ++i) {
-              const float* p = xr + i * xcs + s;
-              const aot__dwv a = aot__dwv_load(ma[0], p), b = aot__dwv_load(mb[0], p + V);
-              for (int64_t k = 0; k < KW; ++k)
-                acc[i] = aot__dwv_fma(aot__dwv_set1(wr[i * KH * KW + k]), k ? aot__dwv_shift(a, b, k) : a, acc[i]);
-            }
-            kw = KW;
-          } else if (SW == 1) {
+          if (SW == 1) {
             const int64_t s = ow + kw - PW;
             for (int i = 0; i < cb; ++i)
               acc[i] =
@@ -304,6 +304,13 @@ AOT__KINLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, int64_
                                  int64_t KH, int64_t KW, int64_t SH, int64_t SW, int64_t DH, int64_t DW, float* xp) {
   const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW, PH = g->PH, PW = g->PW;
   const int whole = xcs == H * W && xr0 == 0 && oh0 == 0 && oh1 == OH;
+#if AOT__DWV
+  /* Stride 1 or 2 along rows, no column dilation: every path below gives
+   * way to aot__dw_rowsv (gemm_bench AotDepthwise: bench/README.md). */
+  const int rowsv = (SW == 1 || SW == 2) && DW == 1 && KW <= AOT__DW_KW_MAX;
+#else
+  const int rowsv = 0;
+#endif
   int64_t lo, hi;
   aot__interior_cols(W, OW, KW, SW, PW, DW, &lo, &hi);
   /* Rows [oa, ob) have all kernel rows inside the image. */
@@ -321,23 +328,16 @@ AOT__KINLINE void aot__dw_planes(const aot__conv_geom* g, const float* x, int64_
   /* Stride 1 only (GCC left a stride-2 loop over the copy scalar: slower than
    * the row code on EfficientNet's 5x5 stride-2 layer), and maps up to 32
    * wide (on 56x56 the copy cost more than the few border columns). */
-  const int padded = whole && SH == 1 && SW == 1 && OW <= 32 && Hp * Wp + OH * Wp <= AOT__DW_PAD_FLOATS;
+  const int padded = !rowsv && whole && SH == 1 && SW == 1 && OW <= 32 && Hp * Wp + OH * Wp <= AOT__DW_PAD_FLOATS;
   const int64_t Hq = OH + (KH - 1) / 2, Wq = OW + (KW - 1) / 2;
   /* 5x5 and up: on 3x3 (MobileNetV2's 576 x 14 x 14) the copy cost more than
    * the row code (118 -> 183 us), on 5x5 it paid (144 x 56 x 56: 580 -> 365). */
-  const int padded2 = whole && SH == 2 && SW == 2 && DH == 1 && DW == 1 && KH >= 5 && KW >= 5 && OW <= 32 &&
+  const int padded2 = !rowsv && whole && SH == 2 && SW == 2 && DH == 1 && DW == 1 && KH >= 5 && KW >= 5 && OW <= 32 &&
                       4 * Hq * Wq + OH * Wq <= AOT__DW_PAD_FLOATS;
-#if AOT__DWV
-  /* Stride 1 or 2 along rows, no column dilation: every path below gives
-   * way to aot__dw_rowsv (gemm_bench AotDepthwise: bench/README.md). */
-  const int rowsv = (SW == 1 || SW == 2) && DW == 1 && KW <= AOT__DW_KW_MAX;
-#else
-  const int rowsv = 0;
-#endif
   int64_t act_from = c0; /* the planes whose activation is still to apply */
   /* The zero-bordered copies' borders: cleared once, the same for every plane. */
-  if (padded && !rowsv) memset(xp, 0, sizeof(float) * (size_t)(Hp * Wp));
-  if (padded2 && !rowsv) memset(xp, 0, sizeof(float) * (size_t)(4 * Hq * Wq));
+  if (padded) memset(xp, 0, sizeof(float) * (size_t)(Hp * Wp));
+  if (padded2) memset(xp, 0, sizeof(float) * (size_t)(4 * Hq * Wq));
   for (int64_t c = c0; c < c1; ++c) {
     const float* restrict plane = x + c * xcs;
     const float* restrict wc = w + c * KH * KW;

@@ -955,6 +955,16 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
    * stores cost nothing. The step depends on M alone, so every range of a
    * split call sums in the same order. */
   const int64_t ks_len = M < AOT_GEMM_MR ? AOT_GEMM_KS_FEW : AOT_GEMM_KC;
+  /* Such products also run one step of panels at a time through all of
+   * K's steps, so each panel streams from memory in order (K step outside,
+   * the 1000 x 1024 classifier of MobileNetV3 read its weights at 18 GB/s,
+   * in 2 KB pieces 16 KB apart); each element's sum runs the same steps
+   * either way. And they prefetch a pair ahead where B is too big to stay
+   * in cache between calls (that classifier: 210 -> 124 us in the model;
+   * a B that stays in cache: about 20% slower with the prefetches). */
+  const int panels_out = M < AOT_GEMM_MR;
+  const int stream = (double)K * N * sizeof(float) > AOT_GEMM_STREAM_BYTES;
+  (void)stream; /* read by the two-panel path alone (AOT__HAVE_MICRO2) */
   float* sa = scratch;
   float* sb = pack_a ? scratch + aot__round_up(AOT__MIN(AOT_GEMM_MC, M), AOT_GEMM_MR) * kc_max
                      : scratch; /* NULL + 0 is UB in C */
@@ -1007,19 +1017,8 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
           ab = in;
           if (ab.full < mc) aot__pack_a_block(A->p, A->s0, A->s1, M, ic + ab.full, mc - ab.full, pc, kc, at);
         }
-        /* M < MR (matrix-vector products): one step of panels at a time
-         * through all of K's steps, so each panel streams from memory in
-         * order (K step outside, the 1000 x 1024 classifier of
-         * MobileNetV3 read its weights at 18 GB/s, in 2 KB pieces 16 KB
-         * apart). Each element's sum runs the same steps either way. */
-        const int panels_out = M < AOT_GEMM_MR;
-        /* ... and prefetched a pair ahead where B is too big to stay in
-         * cache between calls (that classifier: 210 -> 124 us in the model;
-         * a B that stays in cache: about 20% slower with the prefetches) */
-        const int stream = (double)K * N * sizeof(float) > AOT_GEMM_STREAM_BYTES;
-        (void)stream; /* read by the two-panel path alone (AOT__HAVE_MICRO2) */
-        for (int64_t jo = 0; jo < nc; jo += panels_out ? aot__panel_step(nc, jo) : nc) {
-          const int64_t j_hi = panels_out ? jo + aot__panel_step(nc, jo) : nc;
+        for (int64_t jo = 0, j_hi; jo < nc; jo = j_hi) {
+          j_hi = panels_out ? jo + aot__panel_step(nc, jo) : nc;
           for (int64_t ks = 0; ks < kc; ks += ks_len) { /* one step unless M < MR */
             const int64_t kk = AOT__MIN(ks_len, kc - ks);
             const int first_s = first && ks == 0, last_s = last && ks + kk >= kc;
@@ -1031,8 +1030,9 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
                   aot__narrow_tiles(kk, &as, mc, b0, nr, C, c_m, c_n, first_s, last_s, ep, ic, jc + jr, tn))
                 continue;
 #ifdef AOT__HAVE_MICRO2
-              if (j_hi - jr - AOT_GEMM_NR > AOT__NARROW) { /* two panels at once (a narrow second one: alone below) */
-                const int64_t nr2 = AOT__MIN(AOT_GEMM_NR, j_hi - jr - AOT_GEMM_NR);
+              const int64_t step = aot__panel_step(j_hi, jr);
+              if (step > AOT_GEMM_NR) { /* two panels at once (a narrow second one: alone below) */
+                const int64_t nr2 = step - AOT_GEMM_NR;
                 const aot__pan b1 = aot__pan_at(&bs, jr + AOT_GEMM_NR);
                 /* Prepacked B (weights) comes from memory once per call: the next
                  * pair's panels are prefetched into L2 over this pair's row tiles
