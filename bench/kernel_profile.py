@@ -102,9 +102,12 @@ def build(atenaot, model, inputs, work, compile_flags):
     """Compiles MODEL with `atenaot`, builds WORK/prof around it: (kernel
     calls, {function: comment}, C flags, compile's stdout). Exits with one
     line where atenaot or the inputs refuse."""
-    r = subprocess.run([atenaot, "compile", model, "--inputs"] + inputs +
-                       ["-o", work, "--name", "m", "--emit-only", "--quiet"] + compile_flags, capture_output=True,
-                       text=True)
+    try:
+        r = subprocess.run([atenaot, "compile", model, "--inputs"] + inputs +
+                           ["-o", work, "--name", "m", "--emit-only", "--quiet"] + compile_flags, capture_output=True,
+                           text=True)
+    except OSError as e:  # no such file, not executable
+        sys.exit("kernel_profile: cannot run %s: %s" % (atenaot, e.strerror))
     if r.returncode != 0:
         sys.exit("kernel_profile: atenaot compile failed: " + (r.stderr.strip().split("\n") or [""])[-1])
     flags = re.search(r"compile's C flags here: (.*)\)$", r.stdout.strip(), re.M)

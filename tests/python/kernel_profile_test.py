@@ -1,7 +1,7 @@
 """bench/kernel_profile.py: its report adds up (the kernel table covers every
 kernel of the generated C, shares sum to 100%), --baseline adds one A/B row
 per thread count, int64 inputs are passed as int64, and an input the model
-refuses is one line and exit 1. The
+refuses, or a CLI path that is not there, is one line and exit 1. The
 CLI is $ATENAOT (Bazel passes //:atenaot); timings are not checked."""
 import os
 import re
@@ -67,6 +67,16 @@ class KernelProfile(unittest.TestCase):
         self.assertEqual([int(row[0]) for row in rows], [1, 2], r.stdout)
         for row in rows:
             self.assertTrue(all(float(v) > 0 for v in row[1:]), r.stdout)
+
+    def test_missing_cli_is_one_line(self):
+        # A --baseline (or --atenaot) path that is not there: one line, exit 1, no traceback.
+        with tempfile.TemporaryDirectory() as work:
+            missing = os.path.join(work, "no-such-atenaot")
+            r = profile(os.path.join(MLP, "model.pt"), [os.path.join(MLP, "input_0.npy")], "--work", work,
+                        "--baseline", missing)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(r.stderr.strip().split("\n"), ["kernel_profile: cannot run %s: No such file or directory" %
+                                                         missing], r.stderr)
 
     def test_int64_input(self):
         class Embed(torch.nn.Module):
