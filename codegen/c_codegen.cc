@@ -511,7 +511,7 @@ class CEmitter final : public ElementKernels {
     const Value* x = n->input(0);
     const Value* y = n->output();
     const std::string& name = n->op().schema.name;
-    const ReductionDims rd = ReduceDims(n);
+    AOT_ASSIGN_OR_RETURN(const ReductionDims rd, ReduceDims(n));
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     bool fl = IsFloatingPoint(y->meta().dtype);
@@ -572,7 +572,6 @@ class CEmitter final : public ElementKernels {
   Status ReduceWithIndex(const Node* n) {
     const Value* x = n->input(0);
     AOT_ASSIGN_OR_RETURN(const IndexReductionDims ir, IndexReduceDims(n));
-    const size_t dim = ir.dim;
     const bool is_max = ir.is_max;
     const Value *vals = ir.values, *idx = ir.indices;
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
@@ -585,11 +584,11 @@ class CEmitter final : public ElementKernels {
     std::vector<std::string> vo;
     std::string ind = OpenLoops(outer, "o", &vo);
     std::string base = LinearIndex(vo, xo);
-    const int64_t st = x->meta().strides[dim];
+    const int64_t st = ir.x_step;
     const std::string bt = AccT(x->meta().dtype);  // float for f32 with float_accumulation: exact either way
     loops_ << ind << bt << " best = " << px << "[" << base << "]; int64_t bi = 0;\n";
-    loops_ << ind << "for (int64_t r = 1; r < " << x->meta().sizes[dim] << "; ++r) { " << bt << " v = " << px << "["
-           << base << " + r * " << st << "]; if (best != best) break; if (v != v || v " << (is_max ? ">" : "<")
+    loops_ << ind << "for (int64_t r = 1; r < " << ir.len << "; ++r) { " << bt << " v = " << px << "[" << base
+           << " + r * " << st << "]; if (best != best) break; if (v != v || v " << (is_max ? ">" : "<")
            << " best) { best = v; bi = r; } }\n";
     if (vals)
       loops_ << ind << pv << "[" << LinearIndex(vo, vo_st) << "] = " << CCast("best", vals->meta().dtype) << ";\n";
@@ -602,21 +601,14 @@ class CEmitter final : public ElementKernels {
     const Value* x = n->input(0);
     const Value* y = n->output();
     const bool log = n->op().schema.name.find("log") != std::string::npos;
-    const size_t rank = x->meta().sizes.size();
-    const size_t dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
+    // Size-1 dims left out: a leading one (a GPT block's [1, heads, T, T]
+    // scores) left nothing for the split.
+    AOT_ASSIGN_OR_RETURN(const RowsAlong ra, RowsAlongDim(n, x, y, Lit(n, 1).i, /*drop_unit=*/true));
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    std::vector<int64_t> outer, xo, yo;
-    // Size-1 dims left out: their index is always 0, and a leading one (a
-    // GPT block's [1, heads, T, T] scores) left nothing for the split.
-    for (size_t d = 0; d < rank; ++d)
-      if (d != dim && x->meta().sizes[d] != 1) {
-        outer.push_back(x->meta().sizes[d]);
-        xo.push_back(x->meta().strides[d]);
-        yo.push_back(y->meta().strides[d]);
-      }
+    const std::vector<int64_t>&outer = ra.outer, &xo = ra.x_outer, &yo = ra.y_outer;
     std::vector<std::string> vo;
-    const int64_t len = x->meta().sizes[dim], xs = x->meta().strides[dim], ys = y->meta().strides[dim];
+    const int64_t len = ra.len, xs = ra.x_step, ys = ra.y_step;
     const bool split = !outer.empty() && SplitFirstLoop(outer[0], Product(outer, 1) * len * 4, 1);  // ~4 passes a row
     std::string ind = OpenLoops(outer, "o", &vo, split);
     std::string xb = LinearIndex(vo, xo), yb = LinearIndex(vo, yo);
@@ -1617,9 +1609,7 @@ class CEmitter final : public ElementKernels {
   Status Cumulative(const Node* n) override {
     const Value *x = n->input(0), *y = n->output();
     const bool sum = n->op().schema.name == "cumsum";
-    const size_t rank = x->meta().sizes.size();
-    if (rank == 0) return CopyInOrder(x, y);
-    const size_t dim = static_cast<size_t>(NormDim(Lit(n, 1).i, rank));
+    AOT_ASSIGN_OR_RETURN(const RowsAlong ra, RowsAlongDim(n, x, y, Lit(n, 1).i));
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     const DType yt = y->meta().dtype;
@@ -1627,20 +1617,13 @@ class CEmitter final : public ElementKernels {
                                 yt == DType::kInt16 || yt == DType::kInt8 || yt == DType::kUInt8))
       return Unsupported(std::string("cumulative op in dtype ") + DTypeName(yt));
     const std::string acc = IsFloatingPoint(yt) ? AccT(yt) : "int64_t";
-    std::vector<int64_t> outer, xo, yo;
-    for (size_t d = 0; d < rank; ++d)
-      if (d != dim) {
-        outer.push_back(x->meta().sizes[d]);
-        xo.push_back(x->meta().strides[d]);
-        yo.push_back(y->meta().strides[d]);
-      }
     std::vector<std::string> v;
-    std::string ind = OpenLoops(outer, "o", &v);
+    std::string ind = OpenLoops(ra.outer, "o", &v);
     loops_ << ind << acc << " acc = " << (sum ? "0" : "1") << ";\n"
-           << ind << "for (int64_t i = 0; i < " << x->meta().sizes[dim] << "; ++i) {\n"
-           << ind << "  acc " << (sum ? "+=" : "*=") << " (" << acc << ")" << px << "[" << LinearIndex(v, xo)
-           << " + i * " << x->meta().strides[dim] << "];\n"
-           << ind << "  " << py << "[" << LinearIndex(v, yo) << " + i * " << y->meta().strides[dim]
+           << ind << "for (int64_t i = 0; i < " << ra.len << "; ++i) {\n"
+           << ind << "  acc " << (sum ? "+=" : "*=") << " (" << acc << ")" << px << "[" << LinearIndex(v, ra.x_outer)
+           << " + i * " << ra.x_step << "];\n"
+           << ind << "  " << py << "[" << LinearIndex(v, ra.y_outer) << " + i * " << ra.y_step
            << "] = " << CCast("acc", yt) << ";\n"
            << ind << "}\n";
     CloseLoops(v.size());

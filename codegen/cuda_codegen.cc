@@ -459,7 +459,7 @@ class CudaEmitter final : public ElementKernels {
     const Value* x = n->input(0);
     const Value* y = n->output();
     const std::string& name = n->op().schema.name;
-    const ReductionDims rd = ReduceDims(n);
+    AOT_ASSIGN_OR_RETURN(const ReductionDims rd, ReduceDims(n));
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     DType adt = IsFloatingPoint(y->meta().dtype)
@@ -499,13 +499,10 @@ class CudaEmitter final : public ElementKernels {
 
   Status ReduceWithIndex(const Node* n) {
     const Value* x = n->input(0);
-    const std::string& name = n->op().schema.name;
     AOT_ASSIGN_OR_RETURN(const IndexReductionDims ir, IndexReduceDims(n));
-    const size_t dim = ir.dim;
     const bool is_max = ir.is_max;
     const Value *vals = ir.values, *idx = ir.indices;
-    const int64_t len = x->meta().sizes[dim];
-    if (len == 0) return Unsupported(name + " over an empty dimension");
+    const int64_t len = ir.len;
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     std::string pv;
     if (vals) {
@@ -521,8 +518,7 @@ class CudaEmitter final : public ElementKernels {
            s += "    " + acc_t + " best = (" + acc_t + ")" + px + "[xb]; int64_t bi = 0;\n";
            s += "    for (" + it + " r = (" + it + ")threadIdx.x; r < (" + it + ")" + S(len) + "; r += (" + it +
                 ")blockDim.x) {\n";
-           s +=
-               "      const " + acc_t + " v = (" + acc_t + ")" + px + "[xb + r * " + S(x->meta().strides[dim]) + "];\n";
+           s += "      const " + acc_t + " v = (" + acc_t + ")" + px + "[xb + r * " + S(ir.x_step) + "];\n";
            s += "      if (aot__better<" + km + ">(v, (int64_t)r, best, bi)) { best = v; bi = (int64_t)r; }\n    }\n";
            s += "    aot__block_arg<" + km + ">(&best, &bi, shv, shi);\n";
            s += "    if (threadIdx.x == 0) {\n";
@@ -538,19 +534,11 @@ class CudaEmitter final : public ElementKernels {
     const Value* x = n->input(0);
     const Value* y = n->output();
     const bool log = n->op().schema.name.find("log") != std::string::npos;
-    const size_t rank = x->meta().sizes.size();
-    const size_t dim = rank == 0 ? 0 : static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
-    if (rank == 0) return Unsupported("softmax of a 0-dim tensor");
+    AOT_ASSIGN_OR_RETURN(const RowsAlong ra, RowsAlongDim(n, x, y, n->args()[1].literal.i));
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    std::vector<int64_t> outer, xo, yo;
-    for (size_t d = 0; d < rank; ++d)
-      if (d != dim) {
-        outer.push_back(x->meta().sizes[d]);
-        xo.push_back(x->meta().strides[d]);
-        yo.push_back(y->meta().strides[d]);
-      }
-    const int64_t len = x->meta().sizes[dim], xs = x->meta().strides[dim], ys = y->meta().strides[dim];
+    const std::vector<int64_t>&outer = ra.outer, &xo = ra.x_outer, &yo = ra.y_outer;
+    const int64_t len = ra.len, xs = ra.x_step, ys = ra.y_step;
     const std::string a = AccType(
         y->meta().dtype == DType::kFloat64 || x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
     const std::string f = a == "float" ? "f" : "";

@@ -40,12 +40,21 @@ Status ElementKernels::IndexSelect(const Node* n) {
   const bool emb = n->op().schema.name == "embedding";
   const Value* src = n->input(0);
   const Value* idx = emb ? n->input(1) : n->input(2);
-  const size_t dim = emb ? 0 : static_cast<size_t>(NormDim(n->args()[1].literal.i, src->meta().sizes.size()));
+  const size_t rank = src->meta().sizes.size(), ir = idx->meta().sizes.size();
+  size_t dim = 0;
+  if (!emb) {
+    AOT_ASSIGN_OR_RETURN(dim, CheckedDim(n->args()[1].literal.i, rank, n->op().qualified_name));
+  }
   const Value* y = n->output();
+  // index_select takes a 0-dim index as one of 1 element, embedding does not.
+  // A 0-dim source (ATen gives a 0-dim result whatever the index) is refused.
+  const size_t iy = emb ? ir : std::max<size_t>(ir, 1);
+  if (rank == 0 || y->meta().sizes.size() != rank - 1 + iy)
+    return Unsupported("index_select of a " + std::to_string(rank) + "-dim tensor by a " + std::to_string(ir) +
+                       "-dim index into a " + std::to_string(y->meta().sizes.size()) + "-dim result");
   AOT_ASSIGN_OR_RETURN(std::string ps, Ptr(src));
   AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
   AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-  const size_t ir = idx->meta().sizes.size();
   const int64_t size = src->meta().sizes[dim];
   const std::string fail = IndexFail("k", 0, size, IndexWhere(n, src, dim));
   ElementLoop("", y->meta().sizes, [&](const std::vector<std::string>& v, const std::string& ind) {
@@ -53,7 +62,7 @@ Status ElementKernels::IndexSelect(const Node* n) {
                                       v.begin() + static_cast<std::ptrdiff_t>(dim + ir));
     std::string so;
     for (size_t d = 0; d < src->meta().sizes.size(); ++d) {
-      const std::string& var = d < dim ? v[d] : d == dim ? std::string("k") : v[d - 1 + ir];
+      const std::string& var = d < dim ? v[d] : d == dim ? std::string("k") : v[d - 1 + iy];
       so += (so.empty() ? "" : " + ") + var + " * " + std::to_string(src->meta().strides[d]);
     }
     return ind + "const int64_t k = (int64_t)" + pi + "[" + LinearIndex(iv, idx->meta().strides) + "];\n" + ind +

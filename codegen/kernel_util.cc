@@ -137,6 +137,33 @@ std::string LinearIndex(const std::vector<std::string>& vars, const std::vector<
 }
 
 int64_t NormDim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
+
+StatusOr<size_t> CheckedDim(int64_t d, size_t rank, const std::string& op) {
+  const int64_t r = std::max<int64_t>(static_cast<int64_t>(rank), 1);
+  if (d < -r || d >= r)
+    return InvalidArgument(op + ": dimension " + std::to_string(d) + " is out of range for a " + std::to_string(rank) +
+                           "-dim tensor");
+  return static_cast<size_t>(rank == 0 ? 0 : NormDim(d, rank));
+}
+
+StatusOr<RowsAlong> RowsAlongDim(const Node* n, const Value* x, const Value* y, int64_t dim, bool drop_unit) {
+  const TensorMeta &xm = x->meta(), &ym = y->meta();
+  const size_t rank = xm.sizes.size();
+  if (ym.sizes.size() != rank) return Unsupported("a result of another rank than its input");
+  RowsAlong r;
+  AOT_ASSIGN_OR_RETURN(r.dim, CheckedDim(dim, rank, n->op().qualified_name));
+  if (rank == 0) return r;
+  r.len = xm.sizes[r.dim];
+  r.x_step = xm.strides[r.dim];
+  r.y_step = ym.strides[r.dim];
+  for (size_t d = 0; d < rank; ++d)
+    if (d != r.dim && !(drop_unit && xm.sizes[d] == 1)) {
+      r.outer.push_back(xm.sizes[d]);
+      r.x_outer.push_back(xm.strides[d]);
+      r.y_outer.push_back(ym.strides[d]);
+    }
+  return r;
+}
 double LiteralNumber(const Literal& l) { return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i); }
 
 namespace {
@@ -329,21 +356,27 @@ std::string IndexWhere(const Node* n, const Value* x, size_t dim) {
          n->output(0)->name() + ")";
 }
 
-ReductionDims ReduceDims(const Node* n) {
+StatusOr<ReductionDims> ReduceDims(const Node* n) {
   const Value* x = n->input(0);
   const Value* y = n->output();
   const size_t rank = x->meta().sizes.size();
   std::vector<bool> reduced(rank, true);
   bool keepdim = false;
   const std::vector<Arg>& args = n->args();
+  const std::string& op = n->op().qualified_name;
+  // A 0-dim x has no dimension to mark: dims 0 and -1 name its one element.
   if (args.size() >= 3 && args[1].kind == Arg::Kind::kLiteral && args[1].literal.kind == Literal::Kind::kIntList) {
     std::fill(reduced.begin(), reduced.end(), args[1].literal.ints.empty());
-    for (int64_t d : args[1].literal.ints) reduced[static_cast<size_t>(NormDim(d, rank))] = true;
+    for (int64_t d : args[1].literal.ints) {
+      AOT_ASSIGN_OR_RETURN(const size_t k, CheckedDim(d, rank, op));
+      if (rank) reduced[k] = true;
+    }
     keepdim = args[2].literal.kind == Literal::Kind::kBool && args[2].literal.b;
   } else if (args.size() >= 3 && args[1].kind == Arg::Kind::kLiteral && args[1].literal.kind == Literal::Kind::kInt) {
     std::fill(reduced.begin(), reduced.end(), false);
-    reduced[static_cast<size_t>(NormDim(args[1].literal.i, rank))] = true;
-    keepdim = args[2].literal.b;
+    AOT_ASSIGN_OR_RETURN(const size_t k, CheckedDim(args[1].literal.i, rank, op));
+    if (rank) reduced[k] = true;
+    keepdim = args[2].literal.kind == Literal::Kind::kBool && args[2].literal.b;
   }
   ReductionDims r;
   for (size_t d = 0; d < rank; ++d) {
@@ -376,7 +409,12 @@ StatusOr<IndexReductionDims> IndexReduceDims(const Node* n) {
   if (n->args()[1].kind != Arg::Kind::kLiteral || n->args()[1].literal.kind != Literal::Kind::kInt)
     return Unsupported("reduction over all dimensions with indices");
   IndexReductionDims r;
-  r.dim = static_cast<size_t>(NormDim(n->args()[1].literal.i, rank));
+  AOT_ASSIGN_OR_RETURN(r.dim, CheckedDim(n->args()[1].literal.i, rank, n->op().qualified_name));
+  if (rank) {
+    r.len = x->meta().sizes[r.dim];
+    r.x_step = x->meta().strides[r.dim];
+  }
+  if (r.len == 0) return Unsupported(name + " over an empty dimension");  // ATen refuses it too
   const bool keepdim = n->args()[2].literal.kind == Literal::Kind::kBool && n->args()[2].literal.b;
   r.is_max = name == "max" || name == "argmax";
   r.values = (name == "max" || name == "min") ? n->output(0) : nullptr;
@@ -413,7 +451,7 @@ StatusOr<SortArgs> SortArguments(const Node* n) {
     s.descending = a[2].literal.b;
   }
   if (rank == 0) return Unsupported("sort of a 0-d tensor");
-  s.dim = static_cast<size_t>(NormDim(dim, rank));
+  AOT_ASSIGN_OR_RETURN(s.dim, CheckedDim(dim, rank, n->op().qualified_name));
   const int64_t n_dim = x->meta().sizes[s.dim];
   if (n->op().schema.name != "topk") s.k = n_dim;
   if (s.k < 0 || s.k > n_dim) return InvalidArgument("topk's k is out of range");

@@ -55,6 +55,21 @@ std::string StridedOffset(const std::string& var, const std::vector<int64_t>& si
 
 // A dimension argument d of a rank-`rank` tensor, negative ones counted from the end.
 int64_t NormDim(int64_t d, size_t rank);
+// The same, checked: d in [-rank, rank), where a 0-dim tensor takes 0 and -1
+// as in ATen (its element is a row of one); else an error naming `op`.
+StatusOr<size_t> CheckedDim(int64_t d, size_t rank, const std::string& op);
+
+// An op along one dimension whose rows are the other dimensions (softmax,
+// cumsum/cumprod): the row's length and steps in x and y (y of x's rank),
+// and the other dimensions' sizes and strides. A 0-dim x is one row of one
+// element. `drop_unit` leaves out other dimensions of size 1 (their index is
+// always 0).
+struct RowsAlong {
+  size_t dim = 0;
+  int64_t len = 1, x_step = 0, y_step = 0;
+  std::vector<int64_t> outer, x_outer, y_outer;  // sizes, then strides
+};
+StatusOr<RowsAlong> RowsAlongDim(const Node* n, const Value* x, const Value* y, int64_t dim, bool drop_unit = false);
 // An int or float literal argument as a double.
 double LiteralNumber(const Literal& l);
 
@@ -127,11 +142,13 @@ struct ReductionDims {
   std::vector<int64_t> x_outer, x_inner, y_outer;  // strides
   int64_t count = 1;                               // elements per output
 };
-ReductionDims ReduceDims(const Node* n);
+StatusOr<ReductionDims> ReduceDims(const Node* n);
 
-// max.dim/min.dim/argmax/argmin over one dimension.
+// max.dim/min.dim/argmax/argmin over one dimension of `len` elements (not
+// empty), `x_step` apart in x (a 0-dim x: one element).
 struct IndexReductionDims {
   size_t dim = 0;
+  int64_t len = 1, x_step = 0;
   bool is_max = false;
   const Value* values = nullptr;  // max.dim/min.dim only
   const Value* indices = nullptr;

@@ -1,6 +1,7 @@
 // FoldSharedBatchIntoRows: which batched products become one GEMM of more
 // rows (the numbers of the folded products: tests/codegen_diff_test's
 // linear and matmul programs, model_zoo_small's transformer blocks).
+// CheckedDim: ATen's dimension arguments, a 0-dim tensor's included.
 #include "codegen/kernel_util.h"
 
 #include <gtest/gtest.h>
@@ -86,6 +87,23 @@ TEST(FoldSharedBatchIntoRows, OneRowPerBatchFoldsWhateverItsStride) {
   FoldSharedBatchIntoRows(&t);
   EXPECT_EQ(t.M, 2);
   EXPECT_EQ(t.batch.size(), 1u);
+}
+
+TEST(CheckedDim, NegativeFromTheEndAndAScalarsRowOfOne) {
+  EXPECT_EQ(*CheckedDim(-1, 3, "aten::softmax"), 2u);
+  EXPECT_EQ(*CheckedDim(1, 3, "aten::softmax"), 1u);
+  EXPECT_EQ(*CheckedDim(0, 0, "aten::softmax"), 0u);  // a 0-dim tensor takes 0 and -1
+  EXPECT_EQ(*CheckedDim(-1, 0, "aten::softmax"), 0u);
+}
+
+TEST(CheckedDim, OutOfRangeIsAnErrorNamingTheOp) {
+  for (auto [d, rank] : {std::pair<int64_t, size_t>{3, 3}, {-4, 3}, {1, 0}, {-2, 0}}) {
+    StatusOr<size_t> r = CheckedDim(d, rank, "aten::cumsum");
+    ASSERT_FALSE(r.ok()) << d << " of rank " << rank;
+    EXPECT_NE(r.status().message().find("aten::cumsum: dimension " + std::to_string(d) + " is out of range"),
+              std::string::npos)
+        << r.status().message();
+  }
 }
 
 }  // namespace

@@ -46,7 +46,9 @@ std::string TensorMeta::SizeError() const {
 }
 
 bool TensorMeta::IsContiguous() const {
-  // Size-1 dimensions may carry any stride, as in ATen.
+  // Size-1 dimensions may carry any stride, and an empty tensor is
+  // contiguous whatever its strides (no element to place), as in ATen.
+  if (numel() == 0) return true;
   int64_t expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     if (sizes[i] == 1) continue;

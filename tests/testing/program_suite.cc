@@ -1807,6 +1807,38 @@ std::vector<SuiteProgram> Build() {
         return {x.softmax(-1), x.log_softmax(-1), x.softmax(1), (x * 40.0).softmax(-1)};
       },
       Randn(349, {{1, 6, 1, 37}}));
+  // 0-dim tensors through the kernels along one dimension: ATen takes dim 0
+  // and -1 of a scalar as a row of one element (the compiler crashed on
+  // each of these until 2026-12-07); an empty input is contiguous whatever
+  // its strides (the CUDA backend refused [2, 0]).
+  add(
+      "zero_dim_rows_and_empty_input",
+      [](const Ts& in) -> Ts {
+        const T& s = in[0];  // []
+        auto [mx, mi] = s.max(0);
+        auto [mn, ni] = s.min(-1, /*keepdim=*/true);
+        return {s.softmax(0),
+                s.log_softmax(-1),
+                s.cumsum(0),
+                s.cumprod(-1),
+                s.sum(0),
+                s.mean(-1, true),
+                s.amax(0),
+                s.amin({-1}),
+                s.prod(0),
+                s.argmax(0),
+                s.argmin(-1),
+                mx,
+                mi,
+                mn,
+                ni,
+                in[1].index_select(0, in[3]),
+                in[2].sum(-1) + 1,
+                in[2].softmax(-1)};
+      },
+      Seeded(350, [] {
+        return Ts{at::randn({}), at::randn({3}), at::randn({2, 0}), at::full({}, 1, at::kLong)};
+      }));
   return ps;
 }
 
