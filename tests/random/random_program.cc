@@ -686,6 +686,7 @@ std::string StepCpp(const Step& s) {
     case Op::kNumOps:
       break;
   }
+  if (s.out.empty()) return "(void)" + rhs + ";  // no results (unbind of an empty dim)";
   if (s.out.size() == 1) return "T " + Id(s.out[0]) + " = " + rhs + ";";
   if (s.op == Op::kMaxDim || s.op == Op::kMinDim || s.op == Op::kTopk || s.op == Op::kSort)
     return "auto [" + Id(s.out[0]) + ", " + Id(s.out[1]) + "] = " + rhs + ";";
@@ -1022,7 +1023,9 @@ class Generator {
     return s;
   }
 
+  // A dim argument; a 0-dim tensor's are 0 and -1 (ATen's row of one).
   int64_t RandomDim(int64_t rank) {
+    if (rank == 0) return rng_.Chance(0.5) ? 0 : -1;
     int64_t d = rng_.Below(rank);
     return rng_.Chance(0.2) ? d - rank : d;
   }
@@ -1108,7 +1111,10 @@ class Generator {
         return true;
       }
       case kReduce: {
-        int a = PickId([&](int id) { return nonbool(id) && Tn(id).dim() >= 1; });
+        // Half the time of a 0-dim tensor where there is one (over dim 0 or
+        // -1: the emitters crashed there until 2026-12-07).
+        int a = rng_.Chance(0.5) ? PickId([&](int id) { return nonbool(id) && Tn(id).dim() == 0; }) : -1;
+        if (a < 0) a = PickId([&](int id) { return nonbool(id) && Tn(id).dim() >= 1; });
         if (a < 0) return false;
         s->in = {a};
         const size_t which = rng_.Weighted({4, 3, 1});
@@ -1157,11 +1163,15 @@ class Generator {
       case kViewOp:
         return ProposeView(s);
       case kMulti: {
-        int a = PickId([&](int id) { return nonbool(id) && Tn(id).dim() >= 1 && Tn(id).numel() > 0; });
+        // Half the time max.dim/min.dim of a 0-dim tensor where there is one (topk/sort: refused).
+        int a = rng_.Chance(0.5) ? PickId([&](int id) { return nonbool(id) && Tn(id).dim() == 0; }) : -1;
+        const bool scalar = a >= 0;
+        if (!scalar) a = PickId([&](int id) { return nonbool(id) && Tn(id).dim() >= 1 && Tn(id).numel() > 0; });
         if (a < 0) return false;
         const T& t = Tn(a);
         s->in = {a};
-        s->op = rng_.Pick(std::vector<Op>{Op::kMaxDim, Op::kMinDim, Op::kTopk, Op::kSort});
+        s->op = scalar ? rng_.Pick(std::vector<Op>{Op::kMaxDim, Op::kMinDim})
+                       : rng_.Pick(std::vector<Op>{Op::kMaxDim, Op::kMinDim, Op::kTopk, Op::kSort});
         const int64_t dim = RandomDim(t.dim());
         if (s->op == Op::kTopk) {
           s->a = {rng_.Range(1, t.size(dim)), dim};
