@@ -575,10 +575,7 @@ class CEmitter final : public ElementKernels {
     const bool is_max = ir.is_max;
     const Value *vals = ir.values, *idx = ir.indices;
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
-    std::string pv;
-    if (vals) {
-      AOT_ASSIGN_OR_RETURN(pv, Ptr(vals));
-    }
+    AOT_ASSIGN_OR_RETURN(std::string pv, OptPtr(vals));
     AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
     const std::vector<int64_t>&outer = ir.outer, &xo = ir.x_outer, &yo = ir.idx_outer, &vo_st = ir.values_outer;
     std::vector<std::string> vo;
@@ -731,13 +728,8 @@ class CEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     AOT_ASSIGN_OR_RETURN(std::string pm, Ptr(mean));
     AOT_ASSIGN_OR_RETURN(std::string pv, Ptr(var));
-    std::string pw, pb;
-    if (w) {
-      AOT_ASSIGN_OR_RETURN(pw, Ptr(w));
-    }
-    if (b) {
-      AOT_ASSIGN_OR_RETURN(pb, Ptr(b));
-    }
+    AOT_ASSIGN_OR_RETURN(std::string pw, OptPtr(w));
+    AOT_ASSIGN_OR_RETURN(std::string pb, OptPtr(b));
     std::vector<std::string> v;
     std::string ind = OpenLoops(x->meta().sizes, "i", &v);
     std::string c = v.size() > 1 ? v[1] : "0";
@@ -781,10 +773,7 @@ class CEmitter final : public ElementKernels {
       AOT_ASSIGN_OR_RETURN(pb, Ptr(b));
     }
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    std::string pbias;
-    if (bias) {
-      AOT_ASSIGN_OR_RETURN(pbias, Ptr(bias));
-    }
+    AOT_ASSIGN_OR_RETURN(std::string pbias, OptPtr(bias));
     std::vector<std::string> vb;
     std::string ind = OpenLoops(batch, "b", &vb);
     std::string ao = LinearIndex(vb, batch_strides(am)), bo = LinearIndex(vb, batch_strides(bm)),
@@ -1051,10 +1040,8 @@ class CEmitter final : public ElementKernels {
     ConvBandsGeometry(cb, &cg, &qg);
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    std::string pb, pw2 = "0", ep2 = "0";
-    if (bias) {
-      AOT_ASSIGN_OR_RETURN(pb, Ptr(bias));
-    }
+    AOT_ASSIGN_OR_RETURN(std::string pb, OptPtr(bias));
+    std::string pw2 = "0", ep2 = "0";
     const std::string& sym = PackedConvWeights(w, 1, lg.M, lg.K);
     const EpilogueMatch act = cb.act ? MatchEpilogue(conv->output(), {cb.act}, kplan_.fused) : EpilogueMatch();
     AOT_ASSIGN_OR_RETURN(std::string ep, EpilogueDecl(act, "ep", pb, bias ? bias->meta().strides[0] : 0, 0, "0", 0, 0));
@@ -1062,10 +1049,7 @@ class CEmitter final : public ElementKernels {
     if (cb.depthwise) {
       const Value *w2 = cb.reader->input(1), *b2 = cb.reader->input(2);
       AOT_ASSIGN_OR_RETURN(pw2, Ptr(w2));
-      std::string pb2;
-      if (b2) {
-        AOT_ASSIGN_OR_RETURN(pb2, Ptr(b2));
-      }
+      AOT_ASSIGN_OR_RETURN(std::string pb2, OptPtr(b2));
       const int64_t OHW = y->meta().sizes[2] * y->meta().sizes[3];
       // The depthwise convolution's own epilogue: the in-place ops matched after its step.
       AOT_ASSIGN_OR_RETURN(ep2_decl, EpilogueDecl(epilogue_, "ep2", pb2, b2 ? b2->meta().strides[0] : 0, 0,
@@ -1117,9 +1101,7 @@ class CEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(gate ? gate->x : pro ? pro->x : x));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     std::string pb;  // the bias, then (GEMM) its group's part
-    if (bias) {
-      AOT_ASSIGN_OR_RETURN(pb, Ptr(bias));
-    }
+    AOT_ASSIGN_OR_RETURN(pb, OptPtr(bias));
     std::ostringstream geom;
     geom << "{" << (depthwise ? xs[1] : cin_g) << ", " << xs[2] << ", " << xs[3] << ", " << ws[2] << ", " << ws[3]
          << ", " << ca.stride[0] << ", " << ca.stride[1] << ", " << ca.pad[0] << ", " << ca.pad[1] << ", " << ca.dil[0]
@@ -1291,10 +1273,7 @@ class CEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string pw, Ptr(w));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    std::string pb;
-    if (bias) {
-      AOT_ASSIGN_OR_RETURN(pb, Ptr(bias));
-    }
+    AOT_ASSIGN_OR_RETURN(std::string pb, OptPtr(bias));
     const auto& xst = x->meta().strides;
     const auto& wst = w->meta().strides;
     const auto& yst = y->meta().strides;
@@ -1505,10 +1484,7 @@ class CEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
     AOT_ASSIGN_OR_RETURN(std::string po, Ptr(offs));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    std::string pp;
-    if (psw) {
-      AOT_ASSIGN_OR_RETURN(pp, Ptr(psw));
-    }
+    AOT_ASSIGN_OR_RETURN(std::string pp, OptPtr(psw));
     const int64_t noff = offs->meta().sizes[0], nidx = idx->meta().sizes[0], D = w->meta().sizes[1];
     const int64_t nbags = y->meta().sizes[0];
     const auto &ws = w->meta().strides, &ys = y->meta().strides;

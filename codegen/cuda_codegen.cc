@@ -504,10 +504,7 @@ class CudaEmitter final : public ElementKernels {
     const Value *vals = ir.values, *idx = ir.indices;
     const int64_t len = ir.len;
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
-    std::string pv;
-    if (vals) {
-      AOT_ASSIGN_OR_RETURN(pv, Ptr(vals));
-    }
+    AOT_ASSIGN_OR_RETURN(std::string pv, OptPtr(vals));
     AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
     const std::vector<int64_t>&outer = ir.outer, &xo = ir.x_outer, &yo = ir.idx_outer, &vo_st = ir.values_outer;
     const std::string acc_t = AccType(x->meta().dtype);
@@ -650,13 +647,8 @@ class CudaEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
     AOT_ASSIGN_OR_RETURN(std::string pm, Ptr(mean));
     AOT_ASSIGN_OR_RETURN(std::string pv, Ptr(var));
-    std::string pw, pb;
-    if (w) {
-      AOT_ASSIGN_OR_RETURN(pw, Ptr(w));
-    }
-    if (b) {
-      AOT_ASSIGN_OR_RETURN(pb, Ptr(b));
-    }
+    AOT_ASSIGN_OR_RETURN(std::string pw, OptPtr(w));
+    AOT_ASSIGN_OR_RETURN(std::string pb, OptPtr(b));
     const std::string a = AccType(x->meta().dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32);
     const std::string sq = a == "float" ? "sqrtf" : "sqrt";
     Flat(step_comment_, x->meta().sizes, [&](const std::vector<std::string>& v) {
@@ -753,10 +745,7 @@ class CudaEmitter final : public ElementKernels {
     AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
     AOT_ASSIGN_OR_RETURN(std::string pw, Ptr(w));
     AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
-    std::string pb;
-    if (bias) {
-      AOT_ASSIGN_OR_RETURN(pb, Ptr(bias));
-    }
+    AOT_ASSIGN_OR_RETURN(std::string pb, OptPtr(bias));
     const auto& xst = x->meta().strides;
     const auto& wst = w->meta().strides;
     // One thread per output element (nb, oc, oh, ow), accumulating in float.

@@ -27,6 +27,8 @@ class ElementKernels : public KernelLowering {
 
   // A typed pointer expression for v's first element, declared in the current kernel.
   virtual StatusOr<std::string> Ptr(const Value* v) = 0;
+  // Ptr(v), or "" for an absent optional operand (v null).
+  StatusOr<std::string> OptPtr(const Value* v) { return v ? Ptr(v) : StatusOr<std::string>(std::string()); }
   // The statement run when an index `raw` read from a tensor lies outside [lo, hi).
   virtual std::string IndexFail(const std::string& raw, int64_t lo, int64_t hi, const std::string& where) = 0;
 
