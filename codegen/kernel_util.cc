@@ -406,19 +406,31 @@ StatusOr<IndexReductionDims> IndexReduceDims(const Node* n) {
   const Value* x = n->input(0);
   const std::string& name = n->op().schema.name;
   const size_t rank = x->meta().sizes.size();
-  if (n->args()[1].kind != Arg::Kind::kLiteral || n->args()[1].literal.kind != Literal::Kind::kInt)
-    return Unsupported("reduction over all dimensions with indices");
+  const Arg& dim = n->args()[1];
   IndexReductionDims r;
-  AOT_ASSIGN_OR_RETURN(r.dim, CheckedDim(n->args()[1].literal.i, rank, n->op().qualified_name));
-  if (rank) {
-    r.len = x->meta().sizes[r.dim];
-    r.x_step = x->meta().strides[r.dim];
-  }
-  if (r.len == 0) return Unsupported(name + " over an empty dimension");  // ATen refuses it too
-  const bool keepdim = n->args()[2].literal.kind == Literal::Kind::kBool && n->args()[2].literal.b;
   r.is_max = name == "max" || name == "argmax";
   r.values = (name == "max" || name == "min") ? n->output(0) : nullptr;
   r.indices = (name == "max" || name == "min") ? n->output(1) : n->output(0);
+  // argmax/argmin with no dim: the index into x's elements in row-major
+  // order, one row of all of them where x is contiguous (a classifier's
+  // logits.argmax()); the result has no dims to walk (keepdim: all of size 1).
+  const bool all = dim.kind == Arg::Kind::kLiteral && dim.literal.kind == Literal::Kind::kNone && !r.values;
+  if (all && !x->meta().IsContiguous()) return Unsupported(name + " over all dimensions of a strided tensor");
+  if (!all && (dim.kind != Arg::Kind::kLiteral || dim.literal.kind != Literal::Kind::kInt))
+    return Unsupported("reduction over all dimensions with indices");
+  if (all) {
+    r.len = x->meta().numel();
+    r.x_step = 1;
+  } else {
+    AOT_ASSIGN_OR_RETURN(r.dim, CheckedDim(dim.literal.i, rank, n->op().qualified_name));
+    if (rank) {
+      r.len = x->meta().sizes[r.dim];
+      r.x_step = x->meta().strides[r.dim];
+    }
+  }
+  if (r.len == 0) return Unsupported(name + " over an empty dimension");  // ATen refuses it too
+  if (all) return r;
+  const bool keepdim = n->args()[2].literal.kind == Literal::Kind::kBool && n->args()[2].literal.b;
   for (size_t d = 0, yd = 0; d < rank; ++d) {
     if (d == r.dim) {
       if (keepdim) ++yd;

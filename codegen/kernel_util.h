@@ -145,7 +145,8 @@ struct ReductionDims {
 StatusOr<ReductionDims> ReduceDims(const Node* n);
 
 // max.dim/min.dim/argmax/argmin over one dimension of `len` elements (not
-// empty), `x_step` apart in x (a 0-dim x: one element).
+// empty), `x_step` apart in x (a 0-dim x: one element); argmax/argmin with
+// no dim over all elements of a contiguous x (outer empty).
 struct IndexReductionDims {
   size_t dim = 0;
   int64_t len = 1, x_step = 0;

@@ -1839,6 +1839,26 @@ std::vector<SuiteProgram> Build() {
       Seeded(350, [] {
         return Ts{at::randn({}), at::randn({3}), at::randn({2, 0}), at::full({}, 1, at::kLong)};
       }));
+  // argmax/argmin with no dim (a classifier's logits.argmax()): the index in
+  // row-major order over all elements of a contiguous tensor or a view that
+  // is one; ties and NaN as eager (the first; NaN wins).
+  add(
+      "argmax_argmin_over_all_elements",
+      [](const Ts& in) -> Ts {
+        const T& x = in[0];  // [2, 3, 4]
+        T nan = at::where(x > 1.5, x * NAN, x);
+        return {in[1].argmax(),
+                x.argmin(c10::nullopt, /*keepdim=*/true),
+                x.narrow(0, 1, 1).argmax(),
+                (x > 0).to(at::kFloat).argmax(),
+                nan.argmax(),
+                nan.argmin(),
+                (x * 10).to(at::kLong).argmax(),
+                in[2].argmax()};
+      },
+      Seeded(351, [] {
+        return Ts{at::randn({2, 3, 4}), at::randn({1, 1000}), at::randn({})};
+      }));
   return ps;
 }
 
