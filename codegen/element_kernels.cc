@@ -72,6 +72,31 @@ Status ElementKernels::IndexSelect(const Node* n) {
   return Status::Ok();
 }
 
+// gather(x, dim, idx): y[i] = x[i with dimension `dim` replaced by idx[i]];
+// y has idx's shape, of x's rank. Indices must lie in [0, size) (gather does
+// not wrap negatives).
+Status ElementKernels::Gather(const Node* n) {
+  const Value *x = n->input(0), *idx = n->input(2), *y = n->output();
+  const size_t rank = x->meta().sizes.size();
+  AOT_ASSIGN_OR_RETURN(const size_t dim, CheckedDim(n->args()[1].literal.i, rank, n->op().qualified_name));
+  if (rank == 0 || idx->meta().sizes.size() != rank || y->meta().sizes != idx->meta().sizes)
+    return Unsupported("gather of a " + std::to_string(rank) + "-dim tensor by a " +
+                       std::to_string(idx->meta().sizes.size()) + "-dim index");
+  AOT_ASSIGN_OR_RETURN(std::string px, Ptr(x));
+  AOT_ASSIGN_OR_RETURN(std::string pi, Ptr(idx));
+  AOT_ASSIGN_OR_RETURN(std::string py, Ptr(y));
+  const int64_t size = x->meta().sizes[dim];
+  const std::string fail = IndexFail("k", 0, size, IndexWhere(n, x, dim));
+  ElementLoop("", y->meta().sizes, [&](const std::vector<std::string>& v, const std::string& ind) {
+    std::vector<std::string> xv = v;
+    xv[dim] = "k";
+    return ind + "const int64_t k = (int64_t)" + pi + "[" + LinearIndex(v, idx->meta().strides) + "];\n" + ind +
+           "if (k < 0 || k >= " + std::to_string(size) + ") " + fail + "\n" + ind + py + "[" +
+           LinearIndex(v, y->meta().strides) + "] = " + px + "[" + LinearIndex(xv, x->meta().strides) + "];\n";
+  });
+  return Status::Ok();
+}
+
 // y = self with src written through the view the scatter inverts: self
 // copied into y unless they are the same memory, then src into the view.
 Status ElementKernels::Scatter(const Node* n) {

@@ -22,6 +22,7 @@ class ElementKernels : public KernelLowering {
  public:
   Status Cat(const Node* n) final;
   Status IndexSelect(const Node* n) final;  // index_select, embedding
+  Status Gather(const Node* n) final;
   Status Scatter(const Node* n) final;
   Status Arange(const Node* n) final;
 

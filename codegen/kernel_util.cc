@@ -192,6 +192,7 @@ KernelKind ClassifyKernel(const Node* n) {
   if (name == "adaptive_avg_pool2d" || name == "_adaptive_avg_pool2d") return KernelKind::kAdaptiveAvgPool2d;
   if (name == "cat") return KernelKind::kCat;
   if (name == "index_select" || name == "embedding") return KernelKind::kIndexSelect;
+  if (name == "gather") return KernelKind::kGather;
   if (name == "index_put" || name == "index_put_") return KernelKind::kIndexPut;
   if (name == "index" && ov == "Tensor") return KernelKind::kIndex;
   if (name == "embedding_bag" || name == "_embedding_bag" || name == "_embedding_bag_forward_only")
@@ -229,6 +230,8 @@ Status LowerKernel(KernelLowering& b, const Node* n) {
       return b.Cat(n);
     case KernelKind::kIndexSelect:
       return b.IndexSelect(n);
+    case KernelKind::kGather:
+      return b.Gather(n);
     case KernelKind::kIndexPut:
       return b.IndexPut(n);
     case KernelKind::kIndex:

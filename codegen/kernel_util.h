@@ -89,6 +89,7 @@ enum class KernelKind {
   kAdaptiveAvgPool2d,  // adaptive_avg_pool2d
   kCat,
   kIndexSelect,   // index_select, embedding
+  kGather,        // gather
   kIndexPut,      // index_put, index_put_
   kIndex,         // index.Tensor (advanced indexing)
   kEmbeddingBag,  // embedding_bag (sum, mean, max over bags)
@@ -120,6 +121,7 @@ class KernelLowering {
   virtual Status AdaptiveAvgPool2d(const Node* n) = 0;
   virtual Status Cat(const Node* n) = 0;
   virtual Status IndexSelect(const Node* n) = 0;
+  virtual Status Gather(const Node* n) = 0;
   virtual Status IndexPut(const Node* n) = 0;
   virtual Status Scatter(const Node* n) = 0;
   virtual Status CopyInOrder(const Value* in, const Value* out) = 0;  // kCopy: a view op that copied

@@ -1859,6 +1859,20 @@ std::vector<SuiteProgram> Build() {
       Seeded(351, [] {
         return Ts{at::randn({2, 3, 4}), at::randn({1, 1000}), at::randn({})};
       }));
+  // gather (one body for C and CUDA, codegen/element_kernels): along the
+  // last, a negative and a middle dim, from a strided view, int64 values.
+  add(
+      "gather_dims_views_dtypes",
+      [](const Ts& in) -> Ts {
+        const T& x = in[0];  // [3, 4, 5]
+        return {x.gather(2, in[1]), (x * 2).gather(-3, in[2]), x.transpose(0, 2).gather(1, in[3]),
+                (x * 10).to(at::kLong).gather(1, in[4])};
+      },
+      Seeded(352, [] {
+        return Ts{at::randn({3, 4, 5}), at::randint(0, 5, {3, 4, 2}, at::kLong),
+                  at::randint(0, 3, {2, 4, 5}, at::kLong), at::randint(0, 4, {5, 3, 3}, at::kLong),
+                  at::randint(0, 4, {3, 1, 5}, at::kLong)};
+      }));
   return ps;
 }
 
