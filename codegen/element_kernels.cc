@@ -5,6 +5,19 @@
 #include "ir/view_meta.h"
 
 namespace atenaot {
+namespace {
+
+// `ind`-indented statements of one gathered element (index_select, gather):
+// index k read at `k_at`, `fail` outside [0, size), then y_at = x_at (an
+// element of x at index k).
+std::string GatherElement(const std::string& ind, const std::string& k_at, int64_t size, const std::string& fail,
+                          const std::string& y_at, const std::string& x_at) {
+  return ind + "const int64_t k = (int64_t)" + k_at + ";\n" + ind + "if (k < 0 || k >= " + std::to_string(size) + ") " +
+         fail + "\n" + ind + y_at + " = " + x_at + ";\n";
+}
+
+}  // namespace
+
 // Each input not already in place (codegen/inplace_cat.h) copied into its slice.
 Status ElementKernels::Cat(const Node* n) {
   const Value* y = n->output();
@@ -65,9 +78,8 @@ Status ElementKernels::IndexSelect(const Node* n) {
       const std::string& var = d < dim ? v[d] : d == dim ? std::string("k") : v[d - 1 + iy];
       so += (so.empty() ? "" : " + ") + var + " * " + std::to_string(src->meta().strides[d]);
     }
-    return ind + "const int64_t k = (int64_t)" + pi + "[" + LinearIndex(iv, idx->meta().strides) + "];\n" + ind +
-           "if (k < 0 || k >= " + std::to_string(size) + ") " + fail + "\n" + ind + py + "[" +
-           LinearIndex(v, y->meta().strides) + "] = " + ps + "[" + so + "];\n";
+    return GatherElement(ind, pi + "[" + LinearIndex(iv, idx->meta().strides) + "]", size, fail,
+                         py + "[" + LinearIndex(v, y->meta().strides) + "]", ps + "[" + so + "]");
   });
   return Status::Ok();
 }
@@ -90,9 +102,9 @@ Status ElementKernels::Gather(const Node* n) {
   ElementLoop("", y->meta().sizes, [&](const std::vector<std::string>& v, const std::string& ind) {
     std::vector<std::string> xv = v;
     xv[dim] = "k";
-    return ind + "const int64_t k = (int64_t)" + pi + "[" + LinearIndex(v, idx->meta().strides) + "];\n" + ind +
-           "if (k < 0 || k >= " + std::to_string(size) + ") " + fail + "\n" + ind + py + "[" +
-           LinearIndex(v, y->meta().strides) + "] = " + px + "[" + LinearIndex(xv, x->meta().strides) + "];\n";
+    return GatherElement(ind, pi + "[" + LinearIndex(v, idx->meta().strides) + "]", size, fail,
+                         py + "[" + LinearIndex(v, y->meta().strides) + "]",
+                         px + "[" + LinearIndex(xv, x->meta().strides) + "]");
   });
   return Status::Ok();
 }

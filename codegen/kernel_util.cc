@@ -164,6 +164,7 @@ StatusOr<RowsAlong> RowsAlongDim(const Node* n, const Value* x, const Value* y, 
     }
   return r;
 }
+
 double LiteralNumber(const Literal& l) { return l.kind == Literal::Kind::kFloat ? l.f : static_cast<double>(l.i); }
 
 namespace {
