@@ -68,6 +68,13 @@ TEST(IndexRange, IndexSelectDoesNotWrap) {
   Check(c, {L({3, 2, 0})}, {L({4, 0, 0}), L({0, -1, 0}), L({0, 0, -5})}, "in aten::index_select");
 }
 
+TEST(IndexRange, GatherDoesNotWrap) {
+  const at::Tensor w = at::arange(12, at::kFloat).reshape({4, 3});
+  auto I = [](std::vector<int64_t> v) { return L(v).reshape({2, 2}); };  // gathers along dim 1 of rows 0 and 1
+  Case c{"gather", [w](const Ts& in) -> Ts { return {at::gather(in[0], 1, in[1]) - 1}; }, {w, I({0, 2, 1, 1})}};
+  Check(c, {I({2, 2, 0, 1})}, {I({3, 0, 0, 0}), I({0, -1, 0, 0}), I({0, 0, 0, 7})}, "in aten::gather");
+}
+
 TEST(IndexRange, EmbeddingDoesNotWrap) {
   const at::Tensor w = at::arange(15, at::kFloat).reshape({5, 3});
   Case c{"embedding", [w](const Ts& in) -> Ts { return {at::embedding(w, in[0]) + 1}; }, {L({0, 4})}};
