@@ -1250,7 +1250,7 @@ class CEmitter final : public ElementKernels {
                              std::to_string(yn) + ", &ep, " + scratch;
     loops_ << "  for (int64_t nb = 0; nb < " << images << "; ++nb) {\n    const " << ep << "\n    ";
     if (lg.parts <= 1)
-      loops_ << "aot__conv2d_wino_range(" << args << ", 0, " << lg.wino_blocks << ");\n  }\n";
+      loops_ << "aot__conv2d_wino_range(" << args << ", 0, " << lg.wino_tile_rows << ");\n  }\n";
     else
       loops_ << "aot__wino_mt(" << args << ", " << lg.slot_floats << ", " << lg.parts << ");\n  }\n";
     ConsumeEpilogue();

@@ -65,10 +65,10 @@ bool ChooseWinograd(LibraryGemm& lg, const CodegenOptions& o, const Node* n, con
     return false;
   lg.winograd = o.winograd;
   const aot__conv_geom g = {xs[1], xs[2], xs[3], 3, 3, 1, 1, ca.pad[0], ca.pad[1], 1, 1, ys[2], ys[3]};
-  lg.wino_blocks = aot__wino_blocks(lg.winograd, &g, lg.M);
+  lg.wino_tile_rows = aot__wino_tile_rows(lg.winograd, &g);
   lg.slot_floats = aot__wino_scratch_floats(lg.winograd, &g, lg.M);
   const int64_t parts = MaxParts(o, lg.M * lg.N * lg.K / 4);  // about the work left after the transform
-  lg.parts = static_cast<int>(std::max<int64_t>(1, std::min({parts, lg.wino_blocks, int64_t{2}})));
+  lg.parts = static_cast<int>(std::max<int64_t>(1, std::min({parts, lg.wino_tile_rows, int64_t{2}})));
   return true;
 }
 

@@ -27,10 +27,11 @@ struct LibraryGemm {
   // which the kernel may read in place; other convs pack im2col panels.
   bool pointwise = false;
   // conv2d through Winograd F(m x m, 3 x 3) (aot__conv2d_wino_range): m = 2
-  // or 4, 0 for im2col GEMM. Its blocks of tile rows split over `parts`
-  // threads, each with a slot of `slot_floats` (aot__wino_scratch_floats).
+  // or 4, 0 for im2col GEMM. Its tile rows (m output rows each) split over
+  // `parts` threads, each with a slot of `slot_floats`
+  // (aot__wino_scratch_floats).
   int winograd = 0;
-  int64_t wino_blocks = 0;
+  int64_t wino_tile_rows = 0;
   // AOT_GEMM_PACK_A/_B: the operands the kernel packs into scratch at run
   // time (aot__sgemm_packing of the strides the emitter passes); the others
   // it reads in place.

@@ -12,6 +12,7 @@
 #endif
 
 #define AOT__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define AOT__MAX(a, b) ((a) > (b) ? (a) : (b))
 
 static int64_t aot__round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
@@ -1017,6 +1018,28 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
           ab = in;
           if (ab.full < mc) aot__pack_a_block(A->p, A->s0, A->s1, M, ic + ab.full, mc - ab.full, pc, kc, at);
         }
+        /* Prepacked A (conv weights) comes from memory once per call, and a
+         * thread of a column split reads all of it over fewer column tiles:
+         * the next block of A is prefetched into L2 over the first half of
+         * this block's tiles (row tile ir of column pair q: piece q * tiles +
+         * ir; ten 3x3 256 -> 256 convolutions on 14 x 14 in a row, as in
+         * ResNet-50: 1.04x at one thread, 1.07x at two). */
+        const char* apf = 0;
+        int64_t apf_bytes = 0, apf_piece = 0;
+        const int64_t tiles = (mc + AOT_GEMM_MR - 1) / AOT_GEMM_MR;
+        if (A->packed && !panels_out) {
+          const int64_t nic = ic + AOT_GEMM_MC < m_hi ? ic + AOT_GEMM_MC : m_lo,
+                        npc = ic + AOT_GEMM_MC < m_hi ? pc : pc + AOT_GEMM_KC;
+          if (npc < K) {
+            const int64_t nkc = AOT__MIN(AOT_GEMM_KC, K - npc), nmc = AOT__MIN(AOT_GEMM_MC, m_hi - nic);
+            const int64_t pieces = AOT__MAX(1, (nc + 2 * AOT_GEMM_NR - 1) / (2 * AOT_GEMM_NR) * tiles / 2);
+            apf = (const char*)(A->p + npc * a_rows + (a_row0 + nic) * nkc);
+            apf_bytes = aot__round_up(nmc, AOT_GEMM_MR) * nkc * (int64_t)sizeof(float);
+            apf_piece = aot__round_up(apf_bytes / pieces, 64);
+          }
+        }
+        (void)apf; /* read by the two-panel path alone */
+        (void)apf_piece;
         for (int64_t jo = 0, j_hi; jo < nc; jo = j_hi) {
           j_hi = panels_out ? jo + aot__panel_step(nc, jo) : nc;
           for (int64_t ks = 0; ks < kc; ks += ks_len) { /* one step unless M < MR */
@@ -1048,6 +1071,9 @@ AOT_KAPI void aot__sgemm_range_packing(int64_t M, int64_t N, int64_t K, const ao
                 for (int64_t ir = 0; ir < mc; ir += AOT_GEMM_MR) {
                   const int64_t mr = AOT__MIN(AOT_GEMM_MR, mc - ir);
                   if (pf) aot__prefetch_l2(pf + ir / AOT_GEMM_MR * pf_step, pf_step);
+                  const int64_t apf_off = ((jr - jo) / (2 * AOT_GEMM_NR) * tiles + ir / AOT_GEMM_MR) * apf_piece;
+                  if (apf && apf_off < apf_bytes)
+                    aot__prefetch_l2(apf + apf_off, AOT__MIN(apf_piece, apf_bytes - apf_off));
                   const aot__pan a = aot__pan_at(&as, ir);
                   float* c = C + (ic + ir) * c_m + (jc + jr) * c_n;
                   aot__direct dr = {0, first_s, 0, c, c_m, 0, 0, -INFINITY, INFINITY, 0, 0, 0};

@@ -230,14 +230,14 @@ AOT_KAPI void aot__conv2d_depthwise_cl(const aot__conv_geom* g, const float* x, 
 /* Winograd convolution F(m x m, 3 x 3), m = 2 or 4 (aot_winograd.c): 3x3
  * filters, stride 1, dilation 1, one group, any padding. Filters (M x C x 3
  * x 3) are transformed and packed at compile time into
- * aot__wino_packed_floats floats (tmp: M * C floats); a run goes in blocks
- * of tile rows, [b0, b1) of aot__wino_blocks, each caller with its own
- * 64-byte aligned scratch of aot__wino_scratch_floats. Each element is
- * computed alike by any block split. Epilogue per output channel m, n = oh *
- * OW + ow. */
+ * aot__wino_packed_floats floats (tmp: M * C floats); a run computes tile
+ * rows [b0, b1) of aot__wino_tile_rows (m output rows each), in blocks as
+ * many as fit its scratch, each caller with its own 64-byte aligned scratch
+ * of aot__wino_scratch_floats. Each element is computed alike by any split.
+ * Epilogue per output channel m, n = oh * OW + ow. */
 AOT_KAPI int64_t aot__wino_packed_floats(int m, int64_t M, int64_t C);
 AOT_KAPI void aot__wino_pack(int m, int64_t M, int64_t C, const float* w, float* tmp, float* dst);
-AOT_KAPI int64_t aot__wino_blocks(int m, const aot__conv_geom* g, int64_t M);
+AOT_KAPI int64_t aot__wino_tile_rows(int m, const aot__conv_geom* g);
 AOT_KAPI int64_t aot__wino_scratch_floats(int m, const aot__conv_geom* g, int64_t M);
 AOT_KAPI void aot__conv2d_wino_range(int m, const aot__conv_geom* g, int64_t M, const float* x, const float* u,
                                      float* y, const aot__epilogue* ep, float* scratch, int64_t b0, int64_t b1);

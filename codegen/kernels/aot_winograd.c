@@ -166,10 +166,11 @@ static inline void aot__wino_merge(int m, const float* src, int64_t ss, float* d
 static int64_t aot__wino_ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t aot__wino_up16(int64_t v) { return (v + 15) / 16 * 16; }
 
-/* The blocking of one convolution: tile rows per block, the tile stride TX,
- * and NS >= a block's tiles + 1: the row stride of every buffer below. */
+/* The blocking of one convolution: tile rows per block (at most), the tile
+ * stride TX, and NS >= a block's tiles + 1: the row stride of every buffer
+ * below. */
 typedef struct aot__wino_plan {
-  int64_t TW, TH, TX, rows, blocks, NS, packed_a;
+  int64_t TW, TH, TX, rows, NS, packed_a;
 } aot__wino_plan;
 
 static aot__wino_plan aot__wino_plan_of(int m, const aot__conv_geom* g, int64_t M) {
@@ -182,7 +183,6 @@ static aot__wino_plan aot__wino_plan_of(int m, const aot__conv_geom* g, int64_t 
   p.rows = AOT__WINO_BLOCK_FLOATS(m) / (a * a * (g->C + mb) * p.TX);
   if (p.rows < 1) p.rows = 1;
   if (p.rows > p.TH) p.rows = p.TH;
-  p.blocks = aot__wino_ceil(p.TH, p.rows);
   p.NS = aot__wino_up16(p.rows * p.TX + 1);
   p.packed_a = aot__sgemm_packed_a_floats(M, g->C);
   return p;
@@ -214,9 +214,7 @@ AOT_KAPI void aot__wino_pack(int m, int64_t M, int64_t C, const float* w, float*
     }
 }
 
-AOT_KAPI int64_t aot__wino_blocks(int m, const aot__conv_geom* g, int64_t M) {
-  return aot__wino_plan_of(m, g, M).blocks;
-}
+AOT_KAPI int64_t aot__wino_tile_rows(int m, const aot__conv_geom* g) { return aot__wino_ceil(g->OH, m); }
 
 /* Per thread: V (alpha^2 x C rows), the GEMM results (alpha^2 x MB rows), the
  * phase rows (alpha m x CB), the vertical transform (alpha^2 x CB), the
@@ -228,8 +226,9 @@ AOT_KAPI int64_t aot__wino_scratch_floats(int m, const aot__conv_geom* g, int64_
   return (a * a * (g->C + mb) + (a * m + a * a + a * m + m * m) * AOT__WINO_CB) * p.NS + 16 + aot__wino_up16(p.TX * m);
 }
 
-/* Blocks [b0, b1) of the convolution of one CHW image x into y (M x OH x
- * OW) with the filters aot__wino_pack made (u); epilogue per output channel
+/* Tile rows [b0, b1) of the convolution of one CHW image x into y (M x OH
+ * x OW), in blocks of at most p.rows from b0 on, with the filters
+ * aot__wino_pack made (u); epilogue per output channel
  * m, n = oh * OW + ow; scratch aot__wino_scratch_floats long, 64-byte
  * aligned. The body, with m constant in each copy. Every transform runs
  * over CB channels' rows at once (one long loop); the columns past a
@@ -252,8 +251,10 @@ AOT__KINLINE void aot__wino_blocks_m(const int m, const aot__conv_geom* g, int64
   if (qb > TX) qb = TX;
   if (qa > qb) qa = qb;
   memset(D + a * m * CB * NS, 0, sizeof(float) * 16); /* the slack the last junk tile reads */
-  for (int64_t b = b0; b < b1; ++b) {
-    const int64_t ty0 = b * p.rows, nr = ty0 + p.rows <= p.TH ? p.rows : p.TH - ty0, nt = nr * TX;
+  if (b1 > p.TH) b1 = p.TH;
+  for (int64_t ty0 = b0, nr; ty0 < b1; ty0 += nr) {
+    nr = b1 - ty0 < p.rows ? b1 - ty0 : p.rows;
+    const int64_t nt = nr * TX;
     for (int64_t c0 = 0; c0 < C; c0 += CB) {
       const int64_t cb = C - c0 < CB ? C - c0 : CB;
       for (int64_t r = 0; r < a; ++r)

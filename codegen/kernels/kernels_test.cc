@@ -800,7 +800,7 @@ TEST(Conv, WinogradMatchesNaive) {
       std::vector<float> scratch(static_cast<size_t>(aot__wino_scratch_floats(m, &g, t.cout)), NAN);
       std::vector<float> y(static_cast<size_t>(t.cout * N), NAN);
       aot__conv2d_wino_range(m, &g, t.cout, x.data(), u.data(), y.data(), &ep, scratch.data(), 0,
-                             aot__wino_blocks(m, &g, t.cout));
+                             aot__wino_tile_rows(m, &g));
       std::vector<double> want, scale;
       NaiveConv(g, x, w, t.cout, false, &want, &scale);
       const double tol = m == 2 ? 8e-6 : 6.4e-5;
@@ -816,14 +816,15 @@ TEST(Conv, WinogradMatchesNaive) {
     }
 }
 
-// Blocks split over callers (threads), each with its own scratch, give the
-// whole call's bits; the output is written in place of its residual.
-TEST(Conv, WinogradBlockSplitsAreBitwiseTheWholeCall) {
+// Tile rows split over callers (threads), each with its own scratch, give
+// the whole call's bits, also where a split starts or ends inside one of the
+// whole call's blocks; the output is written in place of its residual.
+TEST(Conv, WinogradTileRowSplitsAreBitwiseTheWholeCall) {
   REQUIRE_ISA();
   for (int m = 2; m <= 4; m += 2) {
     const aot__conv_geom g = Geom(64, 80, 37, 3, 3, 1, 1, 1);
-    const int64_t M = 72, N = g.OH * g.OW, blocks = aot__wino_blocks(m, &g, M);
-    ASSERT_GE(blocks, 3) << "the shape must make several blocks";
+    const int64_t M = 72, N = g.OH * g.OW, blocks = aot__wino_tile_rows(m, &g);
+    ASSERT_GE(blocks, 3) << "the shape must make several tile rows";
     std::vector<float> x = Random(static_cast<size_t>(g.C * g.H * g.W), 21),
                        w = Random(static_cast<size_t>(M * g.C * 9), 22), bias = Random(static_cast<size_t>(M), 23);
     std::vector<float> u(static_cast<size_t>(aot__wino_packed_floats(m, M, g.C))), tmp(static_cast<size_t>(M * g.C));

@@ -31,11 +31,13 @@ AOT_UNUSED static void aot__sgemm_mt(int64_t M, int64_t N, int64_t K, const aot_
   aot__parallel_for(units, 1, j.grain, aot__sgemm_part, &j);
 }
 
-/* ---- kernels split into `parts` units over slots of scratch: unit k runs
- * the kernel's range function on blocks [k B / parts, (k + 1) B / parts) in
- * scratch slot k (whichever thread runs it; any split gives the same bits):
- * Winograd's blocks of tile rows, the convolution bands, the linear bands.
- * Each kernel passes its arguments and an adapter that calls its range. ---- */
+/* ---- kernels split into `parts` units over slots of scratch: units [lo,
+ * hi) on one thread run the kernel's range function once, on blocks [lo B /
+ * parts, hi B / parts) in scratch slot lo (any split gives the same bits; on
+ * fewer threads than parts, the blocks then go in one range, as compiled for
+ * one thread): Winograd's tile rows, the convolution bands, the linear
+ * bands. Each kernel passes its arguments and an adapter that calls its
+ * range. ---- */
 typedef void (*aot__slot_range_fn)(const void* args, float* slot, int64_t b0, int64_t b1);
 typedef struct aot__slot_job {
   aot__slot_range_fn range;
@@ -45,8 +47,7 @@ typedef struct aot__slot_job {
 } aot__slot_job;
 static void aot__slot_part(void* ctx, int64_t lo, int64_t hi) {
   const aot__slot_job* j = (const aot__slot_job*)ctx;
-  for (int64_t k = lo; k < hi; ++k)
-    j->range(j->args, j->scratch + k * j->slot, k * j->blocks / j->parts, (k + 1) * j->blocks / j->parts);
+  j->range(j->args, j->scratch + lo * j->slot, lo * j->blocks / j->parts, hi * j->blocks / j->parts);
 }
 static void aot__slot_split(aot__slot_range_fn range, const void* args, float* scratch, int64_t slot, int64_t blocks,
                             int parts) {
@@ -70,7 +71,7 @@ static void aot__wino_slots(const void* args, float* slot, int64_t b0, int64_t b
 AOT_UNUSED static void aot__wino_mt(int m, const aot__conv_geom* g, int64_t M, const float* x, const float* u, float* y,
                                     const aot__epilogue* ep, float* scratch, int64_t slot, int parts) {
   const aot__wino_args a = {m, g, M, x, u, y, ep};
-  aot__slot_split(aot__wino_slots, &a, scratch, slot, aot__wino_blocks(m, g, M), parts);
+  aot__slot_split(aot__wino_slots, &a, scratch, slot, aot__wino_tile_rows(m, g), parts);
 }
 
 /* ---- a convolution and the windowed kernel reading it, in bands
