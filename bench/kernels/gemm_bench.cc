@@ -157,11 +157,11 @@ void AotWinograd(benchmark::State& s) {
   std::vector<float> u(static_cast<size_t>(aot__wino_packed_floats(m, M, C)));
   aot__wino_pack(m, M, C, w.data(), tmp.data(), u.data());
   std::vector<float> scratch(static_cast<size_t>(aot__wino_scratch_floats(m, &g, M)));
-  const int64_t blocks = aot__wino_blocks(m, &g, M);
+  const int64_t rows = aot__wino_tile_rows(m, &g);
   aot__epilogue ep = {};
   ep.act = AOT_ACT_RELU;
   for (auto _ : s) {
-    aot__conv2d_wino_range(m, &g, M, x.data(), u.data(), y.data(), &ep, scratch.data(), 0, blocks);
+    aot__conv2d_wino_range(m, &g, M, x.data(), u.data(), y.data(), &ep, scratch.data(), 0, rows);
     benchmark::DoNotOptimize(y.data());
   }
   s.SetLabel("scratch " + std::to_string(scratch.size() * 4 / 1024) + " KB");
