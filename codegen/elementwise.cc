@@ -207,6 +207,22 @@ std::unordered_map<std::string, ElementwiseOp> BuildTable() {
     if (!IsNone(n, 2)) e = "(" + e + " > " + L(n, 2, ct) + " ? " + L(n, 2, ct) + " : " + e + ")";
     return e;
   });
+  // nan_to_num(x, nan=None, posinf=None, neginf=None): NaN to `nan` (0),
+  // +-inf to posinf / neginf (the output dtype's largest finite values);
+  // integers pass unchanged.
+  add("nan_to_num", {0}, [](const X& x, const Node& n, const std::string& ct) {
+    if (!IsFloat(ct)) return x[0];
+    const DType dt = n.output()->meta().dtype;
+    const std::string big = dt == DType::kFloat64    ? "1.7976931348623157e+308"
+                            : dt == DType::kFloat16  ? "65504.0"
+                            : dt == DType::kBFloat16 ? "3.3895313892515355e+38"
+                                                     : "3.4028234663852886e+38";
+    const std::string nan = IsNone(n, 1) ? "(" + ct + ")0" : L(n, 1, ct),
+                      pos = IsNone(n, 2) ? "(" + ct + ")" + big : L(n, 2, ct),
+                      neg = IsNone(n, 3) ? "(" + ct + ")-" + big : L(n, 3, ct);
+    return "(" + x[0] + " != " + x[0] + " ? " + nan + " : " + x[0] + " == (" + ct + ")INFINITY ? " + pos + " : " +
+           x[0] + " == -(" + ct + ")INFINITY ? " + neg + " : " + x[0] + ")";
+  });
   add("clamp_min", {0}, [](const X& x, const Node& n, const std::string& ct) {
     return "(" + x[0] + " < " + L(n, 1, ct) + " ? " + L(n, 1, ct) + " : " + x[0] + ")";
   });

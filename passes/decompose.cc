@@ -121,6 +121,10 @@ const std::map<std::string, Rule>& Table() {
       {"aten::norm.Scalar", DecomposeNorm},
       {"aten::norm.ScalarOpt_dim", DecomposeNorm},
       {"aten::linalg_vector_norm", DecomposeNorm},
+      {"aten::frobenius_norm", DecomposeNorm},
+      {"aten::frobenius_norm.dim", DecomposeNorm},
+      {"aten::logsumexp", DecomposeLogsumexp},
+      {"aten::flip", DecomposeFlip},
   };
   return table;
 }

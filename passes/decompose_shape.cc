@@ -181,14 +181,23 @@ StatusOr<Value*> DecomposeNorm(DecomposeBuilder& b, const Node* n) {
   const DType dt = out->meta().dtype;
   if (!IsFloatingPoint(dt) || !IsFloatingPoint(x->meta().dtype)) return Unsupported("norm of a non-float tensor");
   // (p, dims, keepdim): norm.Scalar(self, p), norm.ScalarOpt_dim(self, p, dim,
-  // keepdim), linalg_vector_norm(self, ord, dim, keepdim, dtype).
-  const Literal& pl = n->args()[1].literal;
+  // keepdim), linalg_vector_norm(self, ord, dim, keepdim, dtype),
+  // frobenius_norm(self) and frobenius_norm.dim(self, dim, keepdim) (p = 2).
+  const bool frobenius = name == "frobenius_norm";
+  const Literal& pl = frobenius ? Literal::None() : n->args()[1].literal;
   double p = pl.kind == Literal::Kind::kNone    ? 2.0
              : pl.kind == Literal::Kind::kFloat ? pl.f
                                                 : static_cast<double>(pl.i);
   Literal dims = Literal::IntList({});
   bool keepdim = false;
-  if (name == "linalg_vector_norm" || ov == "ScalarOpt_dim") {
+  if (frobenius) {
+    if (ov == "dim") {
+      dims = n->args()[1].literal;
+      keepdim = n->args()[2].literal.b;
+    } else if (!ov.empty()) {
+      return Unsupported("frobenius_norm overload " + ov);
+    }
+  } else if (name == "linalg_vector_norm" || ov == "ScalarOpt_dim") {
     if (n->args()[2].literal.kind == Literal::Kind::kIntList) dims = n->args()[2].literal;
     keepdim = n->args()[3].literal.b;
   } else if (!ov.empty() && ov != "Scalar") {
@@ -218,6 +227,74 @@ StatusOr<Value*> DecomposeNorm(DecomposeBuilder& b, const Node* n) {
   AOT_ASSIGN_OR_RETURN(Value * pw, b.Emit("aten::pow.Tensor_Scalar", {Arg::Of(a), L(Literal::Float(p))}, xs, dt));
   AOT_ASSIGN_OR_RETURN(Value * s, reduce("aten::sum.dim_IntList", pw));
   return b.Emit("aten::pow.Tensor_Scalar", {Arg::Of(s), L(Literal::Float(1.0 / p))}, ys, dt);
+}
+
+StatusOr<Value*> DecomposeLogsumexp(DecomposeBuilder& b, const Node* n) {
+  const Value* out = n->output();
+  Value* x = n->input(0);
+  const DType dt = out->meta().dtype;
+  if (!IsFloatingPoint(dt) || !IsFloatingPoint(x->meta().dtype)) return Unsupported("logsumexp of a non-float tensor");
+  const Literal& dims = n->args()[1].literal;
+  const bool keepdim = n->args()[2].literal.b;
+  const Sizes &xs = x->meta().sizes, &ys = out->meta().sizes;
+  const int64_t rank = static_cast<int64_t>(xs.size());
+  Sizes ks = xs;  // the max's shape, reduced dims kept as 1 (all of them for an empty list)
+  for (size_t d = 0; d < ks.size(); ++d)
+    if (dims.ints.empty()) ks[d] = 1;
+  for (int64_t d : dims.ints) {
+    const int64_t w = d < 0 ? d + rank : d;
+    if (w >= 0 && w < rank) ks[static_cast<size_t>(w)] = 1;
+  }
+  auto unary = [&](const char* op, Value* v) { return b.Emit(op, {Arg::Of(v)}, v->meta().sizes, dt); };
+  auto sum_exp = [&](Value* v) -> StatusOr<Value*> {
+    AOT_ASSIGN_OR_RETURN(Value * e, unary("aten::exp", v));
+    AOT_ASSIGN_OR_RETURN(Value * s,
+                         b.Emit("aten::sum.dim_IntList",
+                                {Arg::Of(e), L(dims), L(Literal::Bool(keepdim)), I(AtenScalarTypeCode(dt))}, ys, dt));
+    return unary("aten::log", s);
+  };
+  if (x->meta().numel() == 0) return sum_exp(x);  // eager: log of an empty sum, -inf (no max to take)
+  // As ATen: m = amax(x, dims, keepdim=True) with infinite maxima replaced by
+  // 0 (so inf - inf gives no NaN), log(sum(exp(x - m))) + m.
+  AOT_ASSIGN_OR_RETURN(Value * m, b.Emit("aten::amax", {Arg::Of(x), L(dims), L(Literal::Bool(true))}, ks, dt));
+  AOT_ASSIGN_OR_RETURN(Value * a, unary("aten::abs", m));
+  AOT_ASSIGN_OR_RETURN(Value * inf,
+                       b.Emit("aten::eq.Scalar", {Arg::Of(a), L(Literal::Float(INFINITY))}, ks, DType::kBool));
+  AOT_ASSIGN_OR_RETURN(Value * m0, b.Emit("aten::masked_fill.Scalar", {Arg::Of(m), Arg::Of(inf), I(0)}, ks, dt));
+  AOT_ASSIGN_OR_RETURN(Value * d, b.Emit("aten::sub.Tensor", {Arg::Of(x), Arg::Of(m0), I(1)}, xs, dt));
+  AOT_ASSIGN_OR_RETURN(Value * l, sum_exp(d));
+  Value* mk = m0;
+  if (!keepdim) {
+    AOT_ASSIGN_OR_RETURN(mk, b.Emit("aten::view", {Arg::Of(m0), L(Literal::IntList(ys))}, ys, dt));
+  }
+  return b.Emit("aten::add.Tensor", {Arg::Of(l), Arg::Of(mk), I(1)}, ys, dt);
+}
+
+StatusOr<Value*> DecomposeFlip(DecomposeBuilder& b, const Node* n) {
+  Value* x = n->input(0);
+  const DType dt = n->output()->meta().dtype;
+  const int64_t rank = static_cast<int64_t>(x->meta().sizes.size()), wrap = std::max<int64_t>(rank, 1);
+  std::vector<bool> seen(static_cast<size_t>(wrap), false);
+  Value* cur = x;
+  for (int64_t d : n->args()[1].literal.ints) {
+    if (d < -wrap || d >= wrap)
+      return InvalidArgument("flip: dimension " + std::to_string(d) + " out of range for a tensor of rank " +
+                             std::to_string(rank));
+    const int64_t w = d < 0 ? d + wrap : d;
+    if (seen[static_cast<size_t>(w)]) return InvalidArgument("flip: dimension " + std::to_string(w) + " given twice");
+    seen[static_cast<size_t>(w)] = true;
+    const int64_t size = rank == 0 ? 1 : cur->meta().sizes[static_cast<size_t>(w)];
+    if (size <= 1) continue;
+    // index_select with the indices size - 1, ..., 0 (an arange the kernel writes each run)
+    AOT_ASSIGN_OR_RETURN(Value * idx, b.Emit("aten::arange.start_step",
+                                             {I(size - 1), I(-1), I(-1), I(AtenScalarTypeCode(DType::kInt64)),
+                                              L(Literal::None()), L(Literal::Device("cpu")), L(Literal::None())},
+                                             {size}, DType::kInt64));
+    AOT_ASSIGN_OR_RETURN(cur, b.Emit("aten::index_select", {Arg::Of(cur), I(w), Arg::Of(idx)}, cur->meta().sizes, dt));
+  }
+  if (cur == x)  // nothing to reverse: still a new tensor, as eager's
+    return b.Emit("aten::clone", {Arg::Of(x), L(Literal::None())}, x->meta().sizes, dt);
+  return cur;
 }
 
 }  // namespace atenaot

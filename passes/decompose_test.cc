@@ -195,6 +195,42 @@ TEST(Decompose, NewZerosAndNormsUseSupportedOps) {
   EXPECT_NE(text.find(", 0.3333333333333333)"), std::string::npos) << text;
 }
 
+TEST(Decompose, LogsumexpFlipAndFrobeniusNormUseSupportedOps) {
+  std::string text = Decomposed(R"(graph @f(%x: f32[2,5]@s0) {
+  %l = aten::logsumexp(%x, [1], false) : f32[2]@s1
+  %r = aten::flip(%x, [-1, 0]) : f32[2,5]@s2
+  %n = aten::frobenius_norm.dim(%x, [0, 1], false) : f32[]@s3
+  %c = aten::flip(%x, []) : f32[2,5]@s4
+  return (%l, %r, %n, %c)
+}
+)");
+  for (const char* op : {"logsumexp", "aten::flip", "frobenius"}) EXPECT_EQ(text.find(op), std::string::npos) << text;
+  // logsumexp: the max kept as [2, 1], infinite maxima set to 0, then
+  // log(sum(exp(x - m))) + m viewed as the result's shape.
+  EXPECT_NE(text.find("aten::amax(%x, [1], true) : f32[2,1]"), std::string::npos) << text;
+  EXPECT_NE(text.find(", inf) : bool[2,1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::masked_fill.Scalar("), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::log("), std::string::npos) << text;
+  EXPECT_NE(text.find(", [2]) : f32[2]"), std::string::npos) << text;
+  // flip: one index_select per dim (last first), each with a reversed arange.
+  EXPECT_NE(text.find("aten::arange.start_step(4, -1, -1, 4, none, device(\"cpu\"), none) : i64[5]"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("aten::index_select(%x, 1, "), std::string::npos) << text;
+  EXPECT_EQ(Count(text, "aten::index_select("), 2) << text;
+  // flip of no dims: a copy; frobenius_norm: the 2-norm's sum of squares.
+  EXPECT_NE(text.find("aten::clone(%x, none) : f32[2,5]"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::sqrt("), std::string::npos) << text;
+}
+
+TEST(Decompose, FlipOfARepeatedDimIsRefused) {
+  const std::string text = Decomposed(R"(graph @f(%x: f32[2,3]@s0) {
+  %y = aten::flip(%x, [1, -1]) : f32[2,3]@s1
+  return %y
+}
+)");
+  EXPECT_NE(text.find("flip: dimension 1 given twice"), std::string::npos) << text;
+}
+
 TEST(Decompose, EinsumBecomesPermutesAndOneBmmPerPair) {
   std::string text = Decomposed(R"(graph @f(%q: f32[2,3,4,5]@s0, %k: f32[2,3,6,5]@s1) {
   %y = aten::einsum("bhid,bhjd->bhij", [%q, %k], none) : f32[2,3,4,6]@s2

@@ -1873,6 +1873,37 @@ std::vector<SuiteProgram> Build() {
                   at::randint(0, 3, {2, 4, 5}, at::kLong), at::randint(0, 4, {5, 3, 3}, at::kLong),
                   at::randint(0, 4, {3, 1, 5}, at::kLong)};
       }));
+  // logsumexp, flip and frobenius_norm (decompose_shape.cc): logsumexp over
+  // one, several and all dims (named: eager 1.13 fails on an empty list),
+  // rows with +inf, -inf only and NaN (ATen's infinite-max rule), an empty
+  // row; flip of several and negative dims, of
+  // a view, of int64; frobenius_norm over all, two and one dim (keepdim);
+  // nan_to_num (an elementwise op) with its defaults and given values.
+  add(
+      "logsumexp_flip_frobenius_norm_nan_to_num",
+      [](const Ts& in) -> Ts {
+        const T& x = in[0];  // [3, 4, 5] with special rows
+        return {at::logsumexp(x, {1}),
+                at::logsumexp(x, std::vector<int64_t>{0, 2}, /*keepdim=*/true),
+                at::logsumexp(x.transpose(1, 2) * 2, {-1}),
+                at::logsumexp(in[1], std::vector<int64_t>{0, 1, 2}),
+                at::logsumexp(in[2], {1}),
+                at::flip(x, {0, 2}),
+                at::flip(x.narrow(1, 1, 2), {-1}) + 1,
+                at::flip((in[1] * 10).to(at::kLong), {1}),
+                at::frobenius_norm(in[1]),
+                at::frobenius_norm(in[1], {1, 2}),
+                at::frobenius_norm(in[1], {0}, /*keepdim=*/true),
+                at::nan_to_num(x),
+                at::nan_to_num(x * 3, 0.5, 2.0, -2.0)};
+      },
+      Seeded(353, [] {
+        T x = at::randn({3, 4, 5});
+        x.select(0, 0).select(0, 1).fill_(INFINITY);
+        x.select(0, 1).select(0, 2).fill_(-INFINITY);
+        x.select(0, 2).select(0, 0).select(0, 3).fill_(NAN);
+        return Ts{x, at::randn({2, 3, 4}), at::randn({2, 0})};
+      }));
   return ps;
 }
 
