@@ -125,6 +125,8 @@ const std::map<std::string, Rule>& Table() {
       {"aten::frobenius_norm.dim", DecomposeNorm},
       {"aten::logsumexp", DecomposeLogsumexp},
       {"aten::flip", DecomposeFlip},
+      {"aten::argsort", DecomposeArgsort},
+      {"aten::argsort.stable", DecomposeArgsort},
   };
   return table;
 }

@@ -297,4 +297,15 @@ StatusOr<Value*> DecomposeFlip(DecomposeBuilder& b, const Node* n) {
   return cur;
 }
 
+StatusOr<Value*> DecomposeArgsort(DecomposeBuilder& b, const Node* n) {
+  // argsort(self, dim, descending) and argsort.stable(self, stable, dim,
+  // descending) take sort's and sort.stable's arguments: their indices.
+  Value* x = n->input(0);
+  const std::string sort = n->op().schema.overload == "stable" ? "aten::sort.stable" : "aten::sort";
+  AOT_ASSIGN_OR_RETURN(
+      std::vector<Value*> r,
+      b.EmitResults(sort, n->args(), {{x->meta().sizes, x->meta().dtype}, {x->meta().sizes, DType::kInt64}}));
+  return r[1];
+}
+
 }  // namespace atenaot

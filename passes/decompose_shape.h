@@ -7,6 +7,7 @@
 //   norm / linalg_vector_norm / frobenius_norm -> abs, pow, sum, sqrt, amax / amin
 //   logsumexp -> amax, masked_fill of infinite maxima, sub, exp, sum, log, add
 //   flip -> index_select along each dim with a reversed arange
+//   argsort -> sort's indices
 #pragma once
 
 #include "passes/decompose_builder.h"
@@ -20,5 +21,6 @@ StatusOr<Value*> DecomposeNewFactory(DecomposeBuilder& b, const Node* n);
 StatusOr<Value*> DecomposeNorm(DecomposeBuilder& b, const Node* n);
 StatusOr<Value*> DecomposeLogsumexp(DecomposeBuilder& b, const Node* n);
 StatusOr<Value*> DecomposeFlip(DecomposeBuilder& b, const Node* n);
+StatusOr<Value*> DecomposeArgsort(DecomposeBuilder& b, const Node* n);
 
 }  // namespace atenaot

@@ -222,6 +222,18 @@ TEST(Decompose, LogsumexpFlipAndFrobeniusNormUseSupportedOps) {
   EXPECT_NE(text.find("aten::sqrt("), std::string::npos) << text;
 }
 
+TEST(Decompose, ArgsortIsSortsIndices) {
+  const std::string text = Decomposed(R"(graph @f(%x: f32[2,3]@s0) {
+  %i = aten::argsort(%x, 0, true) : i64[2,3]@s1
+  %j = aten::argsort.stable(%x, true, -1, false) : i64[2,3]@s2
+  return (%i, %j)
+}
+)");
+  EXPECT_EQ(text.find("argsort"), std::string::npos) << text;
+  EXPECT_NE(text.find("= aten::sort(%x, 0, true) : f32[2,3]@"), std::string::npos) << text;
+  EXPECT_NE(text.find("= aten::sort.stable(%x, true, -1, false) : f32[2,3]@"), std::string::npos) << text;
+}
+
 TEST(Decompose, FlipOfARepeatedDimIsRefused) {
   const std::string text = Decomposed(R"(graph @f(%x: f32[2,3]@s0) {
   %y = aten::flip(%x, [1, -1]) : f32[2,3]@s1

@@ -1904,6 +1904,19 @@ std::vector<SuiteProgram> Build() {
         x.select(0, 2).select(0, 0).select(0, 3).fill_(NAN);
         return Ts{x, at::randn({2, 3, 4}), at::randn({2, 0})};
       }));
+  // argsort (sort's indices, decompose_shape.cc): last and first dim,
+  // descending, a transposed view, stable with ties (the first index first).
+  add(
+      "argsort_dims_descending_stable",
+      [](const Ts& in) -> Ts {
+        const T& x = in[0];  // [3, 5]
+        return {x.argsort(), x.argsort(0, /*descending=*/true), x.t().argsort(int64_t{1}),
+                at::argsort(in[1], /*stable=*/true, 1, /*descending=*/false),
+                at::argsort(in[1], /*stable=*/true, 0, /*descending=*/true)};
+      },
+      Seeded(354, [] {
+        return Ts{at::randn({3, 5}), at::randint(0, 3, {4, 6}).to(at::kFloat)};
+      }));
   return ps;
 }
 
